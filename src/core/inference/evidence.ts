@@ -1,0 +1,79 @@
+/**
+ * Evidence: one thing a part of a tool definition says about what calling it does, in a
+ * form the decision in `infer.ts` can weigh and explain.
+ */
+import type { VerbKind } from './lexicon.js';
+import { KIND_SEVERITY } from './schema-signals.js';
+import type { EvidencePart, InferenceReason } from './types.js';
+
+/** A verb kind, or `write`: the tool writes, with nothing said about how. */
+export type Effect = VerbKind | 'write';
+
+/** One piece of evidence and the reason it gives. */
+export interface Evidence extends InferenceReason {
+  readonly effect: Effect;
+  /** True or false when the evidence says whether repeated calls change anything. */
+  readonly idempotent: boolean | undefined;
+}
+
+const EFFECT_SEVERITY: Readonly<Record<Effect, number>> = { ...KIND_SEVERITY, write: 4 };
+
+const EFFECT_PHRASE: Readonly<Record<Effect, string>> = {
+  read: 'a read-only verb',
+  destructive: 'a destructive verb',
+  update: 'an update verb: it changes existing state',
+  additive: 'an additive verb',
+  toggle: 'a reversible state change',
+  interact: 'a user-interface action',
+  exec: 'a verb that runs code or commands',
+  vague: 'a verb that says nothing by itself',
+  write: 'a write',
+};
+
+/** The readable phrase for an effect (`a destructive verb`). */
+export function describeEffect(effect: Effect): string {
+  return EFFECT_PHRASE[effect];
+}
+
+/** Builds a piece of evidence. */
+export function evidence(
+  effect: Effect,
+  part: EvidencePart,
+  word: string,
+  rule: string,
+  strength: 'strong' | 'weak',
+  text: string,
+  idempotent?: boolean,
+): Evidence {
+  return { effect, part, word, rule, strength, text, idempotent };
+}
+
+/** The first piece of evidence of the highest severity, or `undefined`. */
+export function worstOf(items: readonly Evidence[]): Evidence | undefined {
+  let worst: Evidence | undefined;
+  for (const item of items) {
+    if (worst === undefined || EFFECT_SEVERITY[item.effect] > EFFECT_SEVERITY[worst.effect]) {
+      worst = item;
+    }
+  }
+  return worst;
+}
+
+/** True for effects that change existing state: destructive, update-like or arbitrary. */
+export function isDestructiveEffect(effect: Effect): boolean {
+  return effect === 'destructive' || effect === 'update' || effect === 'exec';
+}
+
+/** True for effects that write without losing anything. */
+export function isGentleEffect(effect: Effect): boolean {
+  return effect === 'additive' || effect === 'toggle';
+}
+
+/** The reason a piece of evidence gives, without its internal fields. */
+export function toReason(
+  item: InferenceReason,
+  rule = item.rule,
+  text = item.text,
+): InferenceReason {
+  return { part: item.part, word: item.word, rule, strength: item.strength, text };
+}

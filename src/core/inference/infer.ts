@@ -1,0 +1,280 @@
+/**
+ * `inferAnnotations`: MCP hints for a tool from its name, description and input schema,
+ * each with the reason that set it.
+ */
+import type { Complexity, ToolAnnotations } from '../annotations/types.js';
+import { readDescription, type DescriptionReading } from './description-signals.js';
+import {
+  isDestructiveEffect,
+  isGentleEffect,
+  toReason,
+  worstOf,
+  type Evidence,
+} from './evidence.js';
+import { gatherEvidence } from './gather.js';
+import { HYPOTHETICAL_WORDS, LOCAL_WORDS, OPEN_WORLD_WORDS } from './lexicon.js';
+import { readName } from './name-signals.js';
+import { readSchema, type SchemaReading } from './schema-signals.js';
+import { titleFromParts } from './title.js';
+import { splitNameParts } from './tokenize.js';
+import type { InferenceReason, InferenceResult, ToolDefinitionInput } from './types.js';
+
+function statement(rule: string, phrase: string, meaning: string): InferenceReason {
+  return {
+    part: 'description',
+    word: phrase,
+    rule,
+    strength: 'strong',
+    text: `description says "${phrase}": ${meaning}`,
+  };
+}
+
+/**
+ * The weak evidence to decide on: a destructive verb mentioned somewhere in the
+ * description counts only when the description does not open with the tool's action.
+ */
+function primaryWeak(weak: readonly Evidence[]): readonly Evidence[] {
+  const opening = weak.filter((item) => item.rule !== 'destructive-mention');
+  return opening.length > 0 ? opening : weak;
+}
+
+interface Decision {
+  readonly value: boolean;
+  readonly reason: InferenceReason;
+}
+
+function decideReadOnly(
+  strong: readonly Evidence[],
+  weak: readonly Evidence[],
+  description: DescriptionReading,
+  hypothetical: boolean,
+): Decision | undefined {
+  const writes = strong.filter((item) => item.effect !== 'read');
+  // A statement in the description outweighs an argument that merely could run anything,
+  // and a verb the name marks as hypothetical (`delete_preview`).
+  const firmWrites = hypothetical
+    ? []
+    : writes.filter((item) => item.effect !== 'exec' && item.effect !== 'interact');
+  const said = description.readOnlyStatement;
+  // A negation is scoped ("without changing the alert rules"): a destructive verb elsewhere
+  // in the description outweighs it; an explicit "read-only" is not outweighed.
+  const contradicted =
+    said?.rule === 'negated-write' && weak.some((item) => item.rule === 'destructive-mention');
+  if (
+    said !== undefined &&
+    !contradicted &&
+    firmWrites.length === 0 &&
+    description.destructiveStatement === undefined
+  ) {
+    return { value: true, reason: statement(said.rule, said.phrase, 'it changes nothing') };
+  }
+  const worst = worstOf(writes);
+  if (worst !== undefined) return { value: false, reason: toReason(worst) };
+  const read = strong.find((item) => item.effect === 'read');
+  if (read !== undefined) return { value: true, reason: toReason(read) };
+  if (description.destructiveStatement !== undefined) {
+    const phrase = description.destructiveStatement;
+    return { value: false, reason: statement('destructive-statement', phrase, 'it destroys') };
+  }
+  const pool = primaryWeak(weak);
+  const weakWorst = worstOf(pool.filter((item) => item.effect !== 'read'));
+  if (weakWorst !== undefined) return { value: false, reason: toReason(weakWorst) };
+  const weakRead = pool.find((item) => item.effect === 'read');
+  return weakRead === undefined ? undefined : { value: true, reason: toReason(weakRead) };
+}
+
+function decideDestructive(
+  strong: readonly Evidence[],
+  weak: readonly Evidence[],
+  description: DescriptionReading,
+): Decision | undefined {
+  const worst = worstOf(strong.filter((item) => isDestructiveEffect(item.effect)));
+  if (worst !== undefined) return { value: true, reason: toReason(worst) };
+  if (description.destructiveStatement !== undefined) {
+    const phrase = description.destructiveStatement;
+    return { value: true, reason: statement('destructive-statement', phrase, 'it destroys') };
+  }
+  // A confirmation or force flag outweighs a gentle verb: `create_file(force)` overwrites.
+  const flag = weak.find((item) => item.rule === 'confirm-flag');
+  if (flag !== undefined) return { value: true, reason: toReason(flag) };
+  const gentle = strong.find((item) => isGentleEffect(item.effect));
+  if (gentle !== undefined) return { value: false, reason: toReason(gentle) };
+  if (description.notDestructiveStatement !== undefined) {
+    const phrase = description.notDestructiveStatement;
+    return {
+      value: false,
+      reason: statement('negated-destructive', phrase, 'it destroys nothing'),
+    };
+  }
+  const pool = primaryWeak(weak);
+  const weakWorst = worstOf(pool.filter((item) => isDestructiveEffect(item.effect)));
+  if (weakWorst !== undefined) return { value: true, reason: toReason(weakWorst) };
+  const weakGentle = pool.find((item) => isGentleEffect(item.effect));
+  return weakGentle === undefined ? undefined : { value: false, reason: toReason(weakGentle) };
+}
+
+function decideIdempotent(
+  strong: readonly Evidence[],
+  weak: readonly Evidence[],
+): Decision | undefined {
+  const writes = strong.some((item) => item.effect !== 'read') ? strong : weak;
+  const relevant = writes.filter((item) => item.effect !== 'read');
+  const additive = relevant.find((item) => item.idempotent === false);
+  if (additive !== undefined) return { value: false, reason: toReason(additive) };
+  const worst = worstOf(relevant);
+  if (worst === undefined || relevant.some((item) => item.idempotent !== true)) return undefined;
+  return { value: true, reason: toReason(worst) };
+}
+
+function decideOpenWorld(
+  nameTokens: readonly string[],
+  schema: SchemaReading,
+  description: DescriptionReading,
+): Decision | undefined {
+  if (schema.url !== undefined) {
+    const { argument } = schema.url;
+    const text = `argument "${argument}" takes a URL`;
+    return {
+      value: true,
+      reason: { part: 'schema', word: argument, rule: 'url-argument', strength: 'strong', text },
+    };
+  }
+  if (schema.shell !== undefined) {
+    const { argument } = schema.shell;
+    const text = `argument "${argument}" is run by a shell, which can reach anywhere`;
+    return {
+      value: true,
+      reason: { part: 'schema', word: argument, rule: 'shell-argument', strength: 'weak', text },
+    };
+  }
+  const webName = nameTokens.find((token) => OPEN_WORLD_WORDS.has(token));
+  const web = webName ?? description.openWorldWord;
+  if (web !== undefined) {
+    const part = webName === undefined ? 'description' : 'name';
+    const text = `${part} word "${web}" points to the open web`;
+    return { value: true, reason: { part, word: web, rule: 'web-word', strength: 'weak', text } };
+  }
+  const localName = nameTokens.find((token) => LOCAL_WORDS.has(token));
+  const local = localName ?? description.localWord;
+  if (local === undefined) {
+    if (schema.path === undefined) return undefined;
+    const { argument } = schema.path;
+    const text = `argument "${argument}" is a file-system path`;
+    return {
+      value: false,
+      reason: { part: 'schema', word: argument, rule: 'path-argument', strength: 'weak', text },
+    };
+  }
+  const part = localName === undefined ? 'description' : 'name';
+  const text = `${part} word "${local}" points to a closed, local world`;
+  return {
+    value: false,
+    reason: { part, word: local, rule: 'local-word', strength: 'weak', text },
+  };
+}
+
+function decideComplexity(
+  schema: SchemaReading,
+  description: DescriptionReading,
+  descriptionLength: number,
+): { value: Complexity; reason: InferenceReason } {
+  const actions = schema.action !== undefined && schema.action.count > 3 ? 2 : 0;
+  const length = descriptionLength > 1200 ? 2 : descriptionLength > 400 ? 1 : 0;
+  const score =
+    schema.properties +
+    2 * schema.nested +
+    (schema.required > 4 ? 1 : 0) +
+    Math.min(description.complexityWords, 3) +
+    actions +
+    length;
+  const value: Complexity = score <= 3 ? 'simple' : score >= 10 ? 'complex' : 'medium';
+  const text = `${schema.properties} arguments, ${schema.nested} nested objects, score ${score}`;
+  return {
+    value,
+    reason: { part: 'schema', word: String(score), rule: 'schema-size', strength: 'weak', text },
+  };
+}
+
+/**
+ * Infers MCP annotations for a tool definition. A hint is set only where the name, the
+ * description or the input schema gives evidence for it; with none it stays unset (no
+ * evidence is not `false`). The name's verb, joined verbs, an action enum's worst value,
+ * code/command arguments and dry-run flags are strong evidence; the description's
+ * opening verbs and weaker signals count only when nothing strong settles a hint, except
+ * explicit statements ("read-only", "does not modify", "cannot be undone"). Every field
+ * set has a reason. Pure and deterministic.
+ *
+ * @example
+ * inferAnnotations({ name: 'delete_user_account' }).annotations
+ * // { title: 'Delete User Account', readOnlyHint: false, destructiveHint: true,
+ * //   idempotentHint: true, complexity: 'simple', requiresConfirmation: true }
+ */
+export function inferAnnotations(tool: ToolDefinitionInput): InferenceResult {
+  const nameParts = splitNameParts(tool.name);
+  const nameTokens = nameParts.map((part) => part.toLowerCase());
+  const name = readName(nameTokens);
+  const text = tool.description ?? '';
+  const description = readDescription(text);
+  const schema = readSchema(tool.inputSchema, nameTokens);
+  const { strong, weak } = gatherEvidence(name, schema, description, text);
+
+  const annotations: ToolAnnotations = {};
+  const reasons: Record<string, InferenceReason> = {};
+  const title = titleFromParts(nameParts, nameTokens);
+  if (title !== undefined) {
+    annotations.title = title;
+    reasons['title'] = {
+      part: 'name',
+      word: tool.name,
+      rule: 'name-humanized',
+      strength: 'weak',
+      text: `title humanized from the name "${tool.name}"`,
+    };
+  }
+  const hypothetical = nameTokens.some((token) => HYPOTHETICAL_WORDS.has(token));
+  const readOnly = decideReadOnly(strong, weak, description, hypothetical);
+  if (readOnly !== undefined) {
+    annotations.readOnlyHint = readOnly.value;
+    reasons['readOnlyHint'] = readOnly.reason;
+  }
+  if (readOnly?.value === true) {
+    const implied = toReason(
+      readOnly.reason,
+      'implied-by-read-only',
+      `read-only: ${readOnly.reason.text}`,
+    );
+    annotations.destructiveHint = false;
+    annotations.idempotentHint = true;
+    reasons['destructiveHint'] = implied;
+    reasons['idempotentHint'] = implied;
+  } else {
+    const destructive = decideDestructive(strong, weak, description);
+    if (destructive !== undefined) {
+      annotations.destructiveHint = destructive.value;
+      reasons['destructiveHint'] = destructive.reason;
+    }
+    const idempotent = decideIdempotent(strong, weak);
+    if (idempotent !== undefined) {
+      annotations.idempotentHint = idempotent.value;
+      reasons['idempotentHint'] = idempotent.reason;
+    }
+  }
+  const openWorld = decideOpenWorld(nameTokens, schema, description);
+  if (openWorld !== undefined) {
+    annotations.openWorldHint = openWorld.value;
+    reasons['openWorldHint'] = openWorld.reason;
+  }
+  const complexity = decideComplexity(schema, description, text.length);
+  annotations.complexity = complexity.value;
+  reasons['complexity'] = complexity.reason;
+  const destructiveReason = reasons['destructiveHint'];
+  if (annotations.destructiveHint === true && destructiveReason !== undefined) {
+    annotations.requiresConfirmation = true;
+    reasons['requiresConfirmation'] = toReason(
+      destructiveReason,
+      'destructive',
+      `confirm before calling: ${destructiveReason.text}`,
+    );
+  }
+  return { annotations, reasons };
+}
