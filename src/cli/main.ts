@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { registerInfer } from './commands/infer.js';
+import { EXIT, exitCodeFor, messageFor } from './exit.js';
+import { VERSION } from './version.js';
+
+/** Builds the `hintgate` command with every subcommand registered. */
+export function buildProgram(): Command {
+  const program = new Command('hintgate')
+    .description('An annotation-aware gateway and toolkit for the Model Context Protocol')
+    .version(VERSION)
+    .exitOverride()
+    .showHelpAfterError();
+  registerInfer(program);
+  return program;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    process.stderr.write(`hintgate: ${messageFor(error)}\n`);
+    return exitCodeFor(error);
+  }
+}
+
+process.exitCode = await main(process.argv);
