@@ -85,3 +85,37 @@ export { HintgateError, errorMessage, isHintgateError } from './errors.js';
 export { canonicalJson } from './util/canonical-json.js';
 export type { ToolDefinition, ToolListParse } from './tools/tool-list.js';
 export { parseToolList } from './tools/tool-list.js';
+export type { ConfirmMode, ConfirmPolicy, ConfirmPolicyLayer, Decision } from './policy/decide.js';
+export { DEFAULT_CONFIRM_POLICY, decide, layerConfirmPolicy } from './policy/decide.js';
+export type {
+  ActionEffect,
+  BoundAdjustment,
+  BoundedResolution,
+  CallHints,
+  ClassifierKind,
+  ClassifierResult,
+  CompileRulesResult,
+  CompiledRule,
+  DetectedClassifier,
+  DynamicOrigin,
+  DynamicResolution,
+  DynamicRule,
+  ResolveDynamicInput,
+  RuleError,
+  RuleMatch,
+} from './dynamic/index.js';
+export {
+  boundResolution,
+  classifyAction,
+  classifyHttpRequest,
+  classifyShell,
+  classifySql,
+  compileRules,
+  detectArgumentClassifiers,
+  dynamicRuleSchema,
+  dynamicRulesSchema,
+  evaluateRules,
+  resolveDynamicAnnotations,
+  worstCase,
+  worstCaseForTool,
+} from './dynamic/index.js';
