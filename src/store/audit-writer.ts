@@ -1,0 +1,92 @@
+import type { Store } from './store.js';
+import type { AuditRecordInput } from './types.js';
+
+/** Options of {@link createAuditWriter}. */
+export interface AuditWriterOptions {
+  /** Flush when this many records wait (default 200). */
+  readonly maxBatch?: number;
+  /** Flush at least this often while records wait, in ms (default 250). */
+  readonly flushIntervalMs?: number;
+  /** Drop new records beyond this many waiting, counting them (default 10,000). */
+  readonly maxQueue?: number;
+  /** Told when a batch could not be written (it is dropped) or records were dropped. */
+  readonly onError?: (error: unknown, lost: number) => void;
+}
+
+/** Takes audit records without waiting and writes them to the store in batches. */
+export interface AuditWriter {
+  /** Queues a record; returns at once, never throws, never waits for the store. */
+  write(record: AuditRecordInput): void;
+  /** Writes everything queued so far. */
+  flush(): Promise<void>;
+  /** Flushes and stops the timer; later writes are dropped. */
+  close(): Promise<void>;
+  /** Records dropped so far (queue full, closed, or a failed batch). */
+  readonly dropped: number;
+}
+
+/**
+ * An audit writer for the call path: `write` only queues, so a call never waits for the
+ * store; a timer (or a full batch) appends what is queued in one `appendAudit`. Bounded: when
+ * the store cannot keep up, records are dropped and counted rather than held without limit.
+ */
+export function createAuditWriter(
+  store: Pick<Store, 'appendAudit'>,
+  { maxBatch = 200, flushIntervalMs = 250, maxQueue = 10_000, onError }: AuditWriterOptions = {},
+): AuditWriter {
+  let queue: AuditRecordInput[] = [];
+  let dropped = 0;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      try {
+        await store.appendAudit(batch);
+      } catch (error) {
+        dropped += batch.length;
+        onError?.(error, batch.length);
+      }
+    }
+  };
+  const flush = (): Promise<void> => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    // Batches are written one after another, never two at once.
+    writing = writing.then(drain);
+    return writing;
+  };
+  const schedule = (): void => {
+    if (queue.length >= maxBatch) {
+      void flush();
+    } else if (timer === undefined) {
+      timer = setTimeout(() => void flush(), flushIntervalMs);
+      timer.unref();
+    }
+  };
+
+  return {
+    write(record) {
+      if (closed || queue.length >= maxQueue) {
+        dropped += 1;
+        onError?.(new Error(closed ? 'audit writer is closed' : 'audit queue is full'), 1);
+        return;
+      }
+      queue.push(record);
+      schedule();
+    },
+    flush,
+    async close() {
+      closed = true;
+      await flush();
+    },
+    get dropped() {
+      return dropped;
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import type { ToolAnnotations } from '../core/annotations/types.js';
+import type { Sql } from './sql.js';
+import { isoTime, present } from './sql.js';
+import type { AuditQuery, AuditRecord, AuditRecordInput } from './types.js';
+import type { InputIssue } from './validate.js';
+import { joinPath } from './validate.js';
+
+interface AuditRow {
+  id: string;
+  occurred_at: unknown;
+  session_id: string | null;
+  client: string | null;
+  tool: string;
+  namespaced_name: string | null;
+  server: string | null;
+  replica: string | null;
+  annotations: ToolAnnotations | null;
+  sources: Record<string, string> | null;
+  dynamic: boolean;
+  decision: string;
+  approver: string | null;
+  duration_ms: number | null;
+  outcome: string;
+  error: string | null;
+  retries: number;
+  cache_hit: boolean;
+  arguments: unknown;
+}
+
+/** The most records one query returns. */
+export const MAX_AUDIT_LIMIT = 10_000;
+
+const RECORD_COLUMNS = `occurred_at timestamptz, session_id text, client text, tool text,
+  namespaced_name text, server text, replica text, annotations jsonb, sources jsonb,
+  dynamic boolean, decision text, approver text, duration_ms integer, outcome text,
+  error text, retries integer, cache_hit boolean, arguments jsonb`;
+
+function toRecord(row: AuditRow): AuditRecord {
+  return {
+    id: row.id,
+    time: isoTime(row.occurred_at),
+    ...present('sessionId', row.session_id),
+    ...present('client', row.client),
+    tool: row.tool,
+    ...present('namespacedName', row.namespaced_name),
+    ...present('server', row.server),
+    ...present('replica', row.replica),
+    ...present('annotations', row.annotations),
+    ...present('sources', row.sources),
+    dynamic: row.dynamic,
+    decision: row.decision,
+    ...present('approver', row.approver),
+    ...present('durationMs', row.duration_ms),
+    outcome: row.outcome,
+    ...present('error', row.error),
+    retries: row.retries,
+    cacheHit: row.cache_hit,
+    ...present('arguments', row.arguments),
+  };
+}
+
+function timeParam(value: Date | string): string {
+  return new Date(value).toISOString();
+}
+
+function isTime(value: Date | string): boolean {
+  return !Number.isNaN(new Date(value).getTime());
+}
+
+/** Problems with an audit query (times that are not times). */
+export function checkAuditQuery(query: AuditQuery): InputIssue[] {
+  return (['since', 'until'] as const)
+    .filter((key) => query[key] !== undefined && !isTime(query[key]))
+    .map((key) => ({ path: key, message: 'must be a date' }));
+}
+
+/** Problems with records to append, by `records[i].field`. */
+export function checkAuditRecords(records: readonly AuditRecordInput[]): InputIssue[] {
+  const issues: InputIssue[] = [];
+  records.forEach((record, index) => {
+    const path = joinPath('records', index);
+    for (const key of ['tool', 'decision', 'outcome'] as const) {
+      if (typeof record[key] !== 'string' || record[key] === '') {
+        issues.push({ path: joinPath(path, key), message: 'must be a non-empty string' });
+      }
+    }
+    if (record.time !== undefined && !isTime(record.time)) {
+      issues.push({ path: joinPath(path, 'time'), message: 'must be a date' });
+    }
+  });
+  return issues;
+}
+
+/** Appends records in one statement, in order. */
+export async function insertAuditRecords(
+  sql: Sql,
+  records: readonly AuditRecordInput[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const rows = records.map((record) => ({
+    occurred_at: record.time === undefined ? null : timeParam(record.time),
+    session_id: record.sessionId ?? null,
+    client: record.client ?? null,
+    tool: record.tool,
+    namespaced_name: record.namespacedName ?? null,
+    server: record.server ?? null,
+    replica: record.replica ?? null,
+    annotations: record.annotations ?? null,
+    sources: record.sources ?? null,
+    dynamic: record.dynamic ?? false,
+    decision: record.decision,
+    approver: record.approver ?? null,
+    duration_ms: record.durationMs === undefined ? null : Math.round(record.durationMs),
+    outcome: record.outcome,
+    error: record.error ?? null,
+    retries: record.retries ?? 0,
+    cache_hit: record.cacheHit ?? false,
+    arguments: record.arguments ?? null,
+  }));
+  await sql.query(
+    `INSERT INTO audit_log (occurred_at, session_id, client, tool, namespaced_name, server,
+       replica, annotations, sources, dynamic, decision, approver, duration_ms, outcome, error,
+       retries, cache_hit, arguments)
+     SELECT coalesce(r.occurred_at, now()), r.session_id, r.client, r.tool, r.namespaced_name,
+       r.server, r.replica, r.annotations, r.sources, r.dynamic, r.decision, r.approver,
+       r.duration_ms, r.outcome, r.error, r.retries, r.cache_hit, r.arguments
+     FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** Records matching every given filter, newest first. */
+export async function selectAuditRecords(sql: Sql, query: AuditQuery): Promise<AuditRecord[]> {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (query.tool !== undefined) {
+    const tool = param(query.tool);
+    where.push(`(tool = ${tool} OR namespaced_name = ${tool})`);
+  }
+  if (query.server !== undefined) where.push(`server = ${param(query.server)}`);
+  if (query.sessionId !== undefined) where.push(`session_id = ${param(query.sessionId)}`);
+  if (query.decision !== undefined) where.push(`decision = ${param(query.decision)}`);
+  if (query.outcome !== undefined) where.push(`outcome = ${param(query.outcome)}`);
+  if (query.since !== undefined) {
+    where.push(`occurred_at >= ${param(timeParam(query.since))}::timestamptz`);
+  }
+  if (query.until !== undefined) {
+    where.push(`occurred_at < ${param(timeParam(query.until))}::timestamptz`);
+  }
+  const limit = Math.min(Math.max(Math.trunc(query.limit ?? 100), 1), MAX_AUDIT_LIMIT);
+  const rows = await sql.query<AuditRow>(
+    `SELECT id::text AS id, occurred_at, session_id, client, tool, namespaced_name, server,
+       replica, annotations, sources, dynamic, decision, approver, duration_ms, outcome, error,
+       retries, cache_hit, arguments
+     FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+     ORDER BY occurred_at DESC, id DESC LIMIT ${param(limit)}`,
+    params,
+  );
+  return rows.map(toRecord);
+}

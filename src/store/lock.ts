@@ -1,0 +1,265 @@
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { HintgateError, errorMessage } from '../core/errors.js';
+import { errorCode } from './sql.js';
+import type { AdminEndpoint } from './types.js';
+
+/** The lock file's name inside the data directory. */
+export const LOCK_FILE = 'hintgate.lock';
+
+/** What a lock file says about the process holding the data directory. */
+export interface LockInfo {
+  readonly pid: number;
+  /** When the holder took the lock (ISO 8601). */
+  readonly startedAt: string;
+  readonly hostname: string;
+  /** The holder's start time in clock ticks since boot (Linux), to tell a reused pid. */
+  readonly procStart?: string;
+  /** Where the CLI can reach the gateway holding the directory instead of opening it. */
+  readonly adminUrl?: string;
+  readonly adminToken?: string;
+}
+
+/** A lock this process holds. */
+export interface HeldLock {
+  readonly path: string;
+  /** Records (or clears) the admin endpoint in the lock file. */
+  setAdmin(endpoint: AdminEndpoint | undefined): void;
+  /** Deletes the lock file if it is still ours; safe to call twice. */
+  release(): void;
+}
+
+/** Options for {@link acquireLock}. */
+export interface AcquireLockOptions {
+  /** Told when a stale lock (its process gone) is taken over. */
+  readonly onWarning?: (message: string) => void;
+}
+
+const PARTIAL_LOCK_GRACE_MS = 2_000;
+
+function procStartOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces and parentheses); starttime is 22nd.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function parseLock(text: string): LockInfo | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockInfo> | null;
+    if (typeof value?.pid !== 'number' || typeof value.startedAt !== 'string') return undefined;
+    return { hostname: '', ...value } as LockInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True while the process named by a lock is running. A lock from another host cannot be
+ * checked and counts as alive; a pid now used by a process started later counts as dead.
+ */
+export function isLockAlive(info: LockInfo): boolean {
+  if (info.hostname !== hostname()) return true;
+  try {
+    process.kill(info.pid, 0);
+  } catch (error) {
+    if (errorCode(error) === 'ESRCH') return false;
+  }
+  if (info.procStart === undefined) return true;
+  const now = procStartOf(info.pid);
+  return now === undefined || now === info.procStart;
+}
+
+/**
+ * The lock of a data directory with whether its holder is alive, or undefined when the
+ * directory is not locked. The CLI reads it to reach a running gateway's admin endpoint.
+ */
+export function readLock(dataDir: string): (LockInfo & { readonly alive: boolean }) | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, LOCK_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const info = parseLock(text);
+  return info === undefined ? undefined : { ...info, alive: isLockAlive(info) };
+}
+
+function lockedError(dataDir: string, path: string, info: LockInfo): HintgateError {
+  const reach =
+    info.adminUrl === undefined
+      ? 'stop it first'
+      : `stop it first, or reach it through its admin endpoint ${info.adminUrl}`;
+  return new HintgateError(
+    'STORE_LOCKED',
+    `data directory ${dataDir} is in use by hintgate (pid ${info.pid}, started ${info.startedAt}${info.hostname === hostname() ? '' : ` on ${info.hostname}`}); ${reach}. If no hintgate is running there, delete ${path}.`,
+    {
+      dataDir,
+      pid: info.pid,
+      startedAt: info.startedAt,
+      ...(info.adminUrl === undefined ? {} : { adminUrl: info.adminUrl }),
+    },
+  );
+}
+
+function writeNew(path: string, info: LockInfo): void {
+  // O_EXCL: exactly one process creates the file; the others get EEXIST.
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(info));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Takes the data directory's lock file, created atomically (O_EXCL) with this process's
+ * pid and start time. A lock whose process is gone is taken over (with a warning); a live
+ * one gives `STORE_LOCKED` naming its pid. The lock is released by {@link HeldLock.release}
+ * and, failing that, when the process exits.
+ */
+export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): HeldLock {
+  const path = join(dataDir, LOCK_FILE);
+  const procStart = procStartOf(process.pid);
+  let info: LockInfo = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    hostname: hostname(),
+    ...(procStart === undefined ? {} : { procStart }),
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeNew(path, info);
+      break;
+    } catch (error) {
+      if (errorCode(error) !== 'EEXIST' || attempt >= 100) {
+        throw new HintgateError(
+          'STORE_UNAVAILABLE',
+          `cannot lock data directory ${dataDir}: ${errorMessage(error)}`,
+          { dataDir },
+          { cause: error },
+        );
+      }
+    }
+    const holder = readLock(dataDir);
+    if (holder === undefined) {
+      // Being written by another process this instant, or left half-written by a crash.
+      const age = ageOf(path);
+      if (age !== undefined && age < PARTIAL_LOCK_GRACE_MS) {
+        sleepSync(50);
+        continue;
+      }
+    } else if (holder.alive) {
+      throw lockedError(dataDir, path, holder);
+    }
+    if (takeOver(path, holder)) {
+      options.onWarning?.(
+        holder === undefined
+          ? `removed an unreadable lock file ${path}`
+          : `took over data directory ${dataDir} from hintgate pid ${holder.pid} (started ${holder.startedAt}), which is no longer running`,
+      );
+    }
+  }
+  const onExit = (): void => removeIfOurs(path, info);
+  process.on('exit', onExit);
+  let released = false;
+  return {
+    path,
+    setAdmin(endpoint) {
+      const { adminUrl: _url, adminToken: _token, ...rest } = info;
+      info = {
+        ...rest,
+        ...(endpoint === undefined ? {} : { adminUrl: endpoint.url }),
+        ...(endpoint?.token === undefined ? {} : { adminToken: endpoint.token }),
+      };
+      const temporary = `${path}.${process.pid}.tmp`;
+      const fd = openSync(temporary, 'w', 0o600);
+      try {
+        writeSync(fd, JSON.stringify(info));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, path);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      process.off('exit', onExit);
+      removeIfOurs(path, info);
+    },
+  };
+}
+
+function ageOf(path: string): number | undefined {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Moves a stale lock out of the way. The rename is atomic, and the moved file is checked to
+ * be the stale one: if another process took the lock over in between, its lock is put back.
+ */
+function takeOver(path: string, stale: LockInfo | undefined): boolean {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return false;
+  }
+  const moved = parseLock(readFileSafe(aside));
+  if (stale !== undefined && moved !== undefined && moved.pid !== stale.pid) {
+    try {
+      renameSync(aside, path);
+    } catch {
+      // Nothing better to do: the next attempt reads whatever lock is there now.
+    }
+    return false;
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // Already gone.
+  }
+  return true;
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function removeIfOurs(path: string, info: LockInfo): void {
+  const current = parseLock(readFileSafe(path));
+  if (current?.pid !== info.pid || current.startedAt !== info.startedAt) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The SQL migrations, embedded so that they ship in `dist/` (the build copies only .ts files).
+ * Generated: the `NNN-name.sql` files beside this one are the source of truth, and
+ * test/store/migration-files.test.ts fails when this file differs from them. To regenerate it:
+ * `HINTGATE_UPDATE_MIGRATIONS=1 npx vitest run test/store/migration-files.test.ts`.
+ */
+
+/** One migration: its version (the file's number), its name and its SQL. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every migration, in version order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'toolsets',
+    sql: `-- Toolsets: named selections of tools, with per-tool notes and annotation overrides.
+-- A tool is referred to by its namespaced name, its refId, or both; '' stands for "not
+-- given" so that unique indexes treat a missing part as a value.
+
+CREATE TABLE toolsets (
+  id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  description text NOT NULL DEFAULT '',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  revision integer NOT NULL DEFAULT 1
+);
+
+CREATE TABLE toolset_members (
+  toolset_id integer NOT NULL REFERENCES toolsets (id) ON DELETE CASCADE,
+  position integer NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('tool', 'ref', 'server')),
+  value text NOT NULL,
+  PRIMARY KEY (toolset_id, kind, value)
+);
+
+CREATE INDEX toolset_members_in_order ON toolset_members (toolset_id, position);
+
+CREATE TABLE tool_notes (
+  id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  toolset_id integer NOT NULL REFERENCES toolsets (id) ON DELETE CASCADE,
+  namespaced_name text NOT NULL DEFAULT '',
+  ref_id text NOT NULL DEFAULT '',
+  name text NOT NULL,
+  note text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  CHECK (namespaced_name <> '' OR ref_id <> '')
+);
+
+-- A note applies to a tool matching either reference, so a name is unique per reference.
+CREATE UNIQUE INDEX tool_notes_name_by_tool ON tool_notes (toolset_id, namespaced_name, name)
+  WHERE namespaced_name <> '';
+CREATE UNIQUE INDEX tool_notes_name_by_ref ON tool_notes (toolset_id, ref_id, name)
+  WHERE ref_id <> '';
+CREATE INDEX tool_notes_in_order ON tool_notes (toolset_id, id);
+
+CREATE TABLE annotation_overrides (
+  id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  -- NULL: a global override.
+  toolset_id integer REFERENCES toolsets (id) ON DELETE CASCADE,
+  namespaced_name text NOT NULL DEFAULT '',
+  ref_id text NOT NULL DEFAULT '',
+  annotations jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  CHECK (namespaced_name <> '' OR ref_id <> ''),
+  CHECK (jsonb_typeof(annotations) = 'object')
+);
+
+CREATE UNIQUE INDEX annotation_overrides_in_toolset
+  ON annotation_overrides (toolset_id, namespaced_name, ref_id) WHERE toolset_id IS NOT NULL;
+CREATE UNIQUE INDEX annotation_overrides_global
+  ON annotation_overrides (namespaced_name, ref_id) WHERE toolset_id IS NULL;
+`,
+  },
+  {
+    version: 2,
+    name: 'approvals',
+    sql: `-- The approval queue: calls waiting for a person, decided once, or expired.
+
+CREATE TABLE approvals (
+  id text PRIMARY KEY,
+  status text NOT NULL DEFAULT 'pending'
+    CHECK (status IN ('pending', 'approved', 'denied', 'expired')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  session_id text,
+  client text,
+  server text NOT NULL,
+  tool text NOT NULL,
+  arguments jsonb,
+  annotations jsonb NOT NULL DEFAULT '{}',
+  reason text NOT NULL DEFAULT '',
+  decided_by text,
+  decided_at timestamptz,
+  note text,
+  CHECK ((status = 'pending') = (decided_at IS NULL))
+);
+
+CREATE INDEX approvals_pending_by_expiry ON approvals (expires_at) WHERE status = 'pending';
+CREATE INDEX approvals_by_status ON approvals (status, created_at DESC);
+CREATE INDEX approvals_by_time ON approvals (created_at DESC);
+`,
+  },
+  {
+    version: 3,
+    name: 'audit',
+    sql: `-- The audit log: one row per tools/call, appended in batches, read newest first.
+
+CREATE TABLE audit_log (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  occurred_at timestamptz NOT NULL DEFAULT now(),
+  session_id text,
+  client text,
+  tool text NOT NULL,
+  namespaced_name text,
+  server text,
+  replica text,
+  annotations jsonb,
+  sources jsonb,
+  dynamic boolean NOT NULL DEFAULT false,
+  decision text NOT NULL,
+  approver text,
+  duration_ms integer,
+  outcome text NOT NULL,
+  error text,
+  retries integer NOT NULL DEFAULT 0,
+  cache_hit boolean NOT NULL DEFAULT false,
+  arguments jsonb
+);
+
+CREATE INDEX audit_log_by_time ON audit_log (occurred_at DESC, id DESC);
+CREATE INDEX audit_log_by_tool ON audit_log (tool, occurred_at DESC);
+CREATE INDEX audit_log_by_namespaced_name ON audit_log (namespaced_name, occurred_at DESC);
+CREATE INDEX audit_log_by_server ON audit_log (server, occurred_at DESC);
+CREATE INDEX audit_log_by_session ON audit_log (session_id, occurred_at DESC);
+CREATE INDEX audit_log_by_decision ON audit_log (decision, occurred_at DESC);
+CREATE INDEX audit_log_by_outcome ON audit_log (outcome, occurred_at DESC);
+`,
+  },
+];

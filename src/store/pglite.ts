@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type * as PGliteModule from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { HintgateError, errorMessage } from '../core/errors.js';
+import type { HeldLock } from './lock.js';
+import { acquireLock } from './lock.js';
+import { migrate } from './migrate.js';
+import { StoreRunner } from './runner.js';
+import type { Sql, SqlDriver } from './sql.js';
+import { SqlStore } from './sql-store.js';
+import type { PgliteStoreOptions, Store } from './store.js';
+
+// Named by a variable: import-x/no-cycle follows a literal specifier and overflows its parser
+// on PGlite's generated bundle. Loaded on first open only, like the WebAssembly it brings.
+const PGLITE_MODULE = '@electric-sql/pglite';
+
+/** The folder inside the data directory holding the embedded database. */
+export const PGLITE_DATABASE_DIR = 'store';
+
+function sqlOf(db: PGlite | Transaction): Sql {
+  return {
+    async query<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+      const result = await db.query<R>(text, [...params]);
+      return result.rows;
+    },
+    async exec(text: string): Promise<void> {
+      await db.exec(text);
+    },
+  };
+}
+
+/** The driver over an open PGlite (the store's own, and tests running migrations directly). */
+export function pgliteDriver(
+  db: PGlite,
+  location: string,
+  lock: Pick<HeldLock, 'release'>,
+): SqlDriver {
+  return {
+    kind: 'pglite',
+    location,
+    read: (fn) => fn(sqlOf(db)),
+    // PGlite runs one transaction at a time; concurrent calls queue behind each other.
+    transaction: (fn) => db.transaction((tx) => fn(sqlOf(tx))),
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+/** PGlite's class, loaded on first use (tests use it to reach a data directory directly). */
+export async function loadPGlite(): Promise<typeof PGliteModule.PGlite> {
+  return ((await import(PGLITE_MODULE)) as typeof PGliteModule).PGlite;
+}
+
+/**
+ * Opens the embedded store in `<dataDir>/store`, holding `<dataDir>/hintgate.lock` while
+ * open: a second opener (another process, or this one) gets STORE_LOCKED instead of a
+ * corrupted database.
+ */
+export async function openPgliteStore(options: PgliteStoreOptions): Promise<Store> {
+  const dataDir = resolve(options.dataDir);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new HintgateError(
+      'STORE_UNAVAILABLE',
+      `cannot use data directory ${dataDir}: ${errorMessage(error)}`,
+      { location: dataDir },
+      { cause: error },
+    );
+  }
+  const lock = acquireLock(dataDir, options.onWarning ? { onWarning: options.onWarning } : {});
+  let db: PGlite | undefined;
+  try {
+    const PGlite = await loadPGlite();
+    db = await PGlite.create(join(dataDir, PGLITE_DATABASE_DIR));
+    const driver = pgliteDriver(db, dataDir, lock);
+    await migrate(driver);
+    const runner = new StoreRunner(driver, options.onWarning);
+    return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
+  } catch (error) {
+    await db?.close().catch(() => undefined);
+    lock.release();
+    if (error instanceof HintgateError) throw error;
+    throw new HintgateError(
+      'STORE_UNAVAILABLE',
+      `cannot open the store in ${dataDir}: ${errorMessage(error)}`,
+      { location: dataDir },
+      { cause: error },
+    );
+  }
+}

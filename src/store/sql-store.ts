@@ -1,0 +1,326 @@
+import type { ToolAnnotations } from '../core/annotations/types.js';
+import { HintgateError } from '../core/errors.js';
+import type { ToolNote } from '../core/notes/notes.js';
+import * as approvals from './approvals.js';
+import * as audit from './audit.js';
+import * as notes from './notes.js';
+import type { OverrideTarget } from './overrides.js';
+import * as overrides from './overrides.js';
+import type { Emit, StoreRunner } from './runner.js';
+import type { Sql } from './sql.js';
+import { toStoreError } from './sql.js';
+import type { Store, UnsetOverrideOptions } from './store.js';
+import * as toolsets from './toolsets.js';
+import type { ImportOptions, ImportResult, ToolsetDocument } from './transfer.js';
+import { importDocument, parseToolsetDocument, toDocument } from './transfer.js';
+import type {
+  AddNotesResult,
+  AdminEndpoint,
+  AnnotationOverride,
+  Approval,
+  ApprovalDecision,
+  ApprovalInput,
+  ApprovalQuery,
+  AuditQuery,
+  AuditRecord,
+  AuditRecordInput,
+  OverrideScope,
+  StoredNote,
+  StoreKind,
+  StoreListener,
+  ToolRef,
+  Toolset,
+  ToolsetChanges,
+  ToolsetInput,
+  ToolsetMember,
+  ToolsetSummary,
+} from './types.js';
+import * as check from './validate.js';
+
+/** What an implementation adds to the shared SQL store. */
+export interface SqlStoreHooks {
+  readonly setAdminEndpoint?: (endpoint: AdminEndpoint | undefined) => void;
+}
+
+/**
+ * The {@link Store} over a {@link StoreRunner}: input checks, one transaction per write, and
+ * change events. Both implementations are this class with a different driver.
+ */
+export class SqlStore implements Store {
+  readonly kind: StoreKind;
+  readonly location: string;
+
+  constructor(
+    private readonly runner: StoreRunner,
+    private readonly hooks: SqlStoreHooks = {},
+  ) {
+    this.kind = runner.driver.kind;
+    this.location = runner.driver.location;
+  }
+
+  async listToolsets(): Promise<ToolsetSummary[]> {
+    return this.runner.read((sql) => toolsets.selectToolsetSummaries(sql));
+  }
+
+  async getToolset(name: string): Promise<Toolset | undefined> {
+    return this.runner.read((sql) => toolsets.selectToolset(sql, name));
+  }
+
+  async createToolset(input: ToolsetInput): Promise<Toolset> {
+    check.assertValid('toolset', check.checkToolsetInput(input));
+    return this.runner.write(async (sql, emit) => {
+      const id = await toolsets.insertToolset(sql, input.name, input.description ?? '');
+      if (id === undefined) {
+        throw new HintgateError('CONFLICT', `toolset "${input.name}" already exists`, {
+          toolset: input.name,
+        });
+      }
+      await toolsets.insertMembers(sql, id, toolsets.uniqueMembers(input.members ?? []));
+      emit({ kind: 'toolset', name: input.name });
+      return toolsets.requireToolset(sql, input.name);
+    });
+  }
+
+  async updateToolset(name: string, changes: ToolsetChanges): Promise<Toolset> {
+    check.assertValid('toolset changes', check.checkToolsetInput(changes));
+    return this.#changeToolset(name, async (sql, id) => {
+      if (changes.description !== undefined) {
+        await toolsets.updateDescription(sql, id, changes.description);
+      }
+      if (changes.members !== undefined) {
+        await toolsets.deleteMembers(sql, id, 'all');
+        await toolsets.insertMembers(sql, id, toolsets.uniqueMembers(changes.members));
+      }
+      return changes.description !== undefined || changes.members !== undefined;
+    });
+  }
+
+  async addMembers(name: string, members: readonly ToolsetMember[]): Promise<Toolset> {
+    check.assertValid('members', check.checkMembers(members));
+    return this.#changeToolset(
+      name,
+      async (sql, id) =>
+        (await toolsets.insertMembers(sql, id, toolsets.uniqueMembers(members))) > 0,
+    );
+  }
+
+  async removeMembers(name: string, members: readonly ToolsetMember[]): Promise<Toolset> {
+    check.assertValid('members', check.checkMembers(members));
+    return this.#changeToolset(
+      name,
+      async (sql, id) => (await toolsets.deleteMembers(sql, id, members)) > 0,
+    );
+  }
+
+  async deleteToolset(name: string): Promise<void> {
+    return this.runner.write(async (sql, emit) => {
+      if (!(await toolsets.deleteToolsetRow(sql, name))) throw toolsets.toolsetNotFound(name);
+      emit({ kind: 'toolset', name });
+    });
+  }
+
+  async addNotes(
+    toolset: string,
+    tool: ToolRef,
+    list: readonly ToolNote[],
+  ): Promise<AddNotesResult> {
+    check.assertValid('notes', check.checkNotesInput(tool, list));
+    return this.runner.write(async (sql, emit) => {
+      const id = await toolsets.lockToolset(sql, toolset);
+      const result = await notes.insertNotes(sql, id, toolset, tool, list);
+      if (result.added.length > 0) await touched(sql, id, toolset, emit);
+      return result;
+    });
+  }
+
+  async editNote(toolset: string, tool: ToolRef, name: string, text: string): Promise<StoredNote> {
+    check.assertValid('note', [
+      ...check.checkToolRef(tool),
+      ...check.checkNote({ name, note: text }, ''),
+    ]);
+    return this.runner.write(async (sql, emit) => {
+      const id = await toolsets.lockToolset(sql, toolset);
+      const edited = await notes.updateNote(sql, id, toolset, tool, name, text);
+      await touched(sql, id, toolset, emit);
+      return edited;
+    });
+  }
+
+  async removeNote(toolset: string, tool: ToolRef, name: string): Promise<void> {
+    check.assertValid('note', check.checkToolRef(tool));
+    await this.#changeToolset(toolset, async (sql, id) => {
+      await notes.deleteNote(sql, id, toolset, tool, name);
+      return true;
+    });
+  }
+
+  async listNotes(toolset: string, tool?: ToolRef): Promise<StoredNote[]> {
+    if (tool !== undefined) check.assertValid('tool', check.checkToolRef(tool));
+    return this.runner.read(async (sql) =>
+      notes.selectNotes(sql, await toolsets.toolsetId(sql, toolset), tool),
+    );
+  }
+
+  async setOverride(
+    tool: ToolRef,
+    annotations: ToolAnnotations,
+    scope: OverrideScope = {},
+  ): Promise<AnnotationOverride> {
+    const issues = [...check.checkToolRef(tool), ...check.checkOverride(annotations)];
+    if (issues.length === 0 && Object.keys(annotations).length === 0) {
+      issues.push({ path: 'annotations', message: 'must set at least one field' });
+    }
+    check.assertValid('override', issues);
+    return this.#inScope(scope, (sql, target) =>
+      overrides.mergeOverride(sql, target, tool, annotations),
+    );
+  }
+
+  async unsetOverride(
+    tool: ToolRef,
+    options: UnsetOverrideOptions = {},
+  ): Promise<AnnotationOverride | undefined> {
+    check.assertValid('override', check.checkToolRef(tool));
+    return this.#inScope(options, (sql, target) =>
+      overrides.removeOverrideFields(sql, target, tool, options.fields),
+    );
+  }
+
+  async listOverrides(scope: OverrideScope = {}): Promise<AnnotationOverride[]> {
+    const name = scope.toolset;
+    return this.runner.read(async (sql) =>
+      overrides.selectOverrides(
+        sql,
+        name === undefined ? undefined : { id: await toolsets.toolsetId(sql, name), name },
+      ),
+    );
+  }
+
+  async getGlobalOverrides(): Promise<AnnotationOverride[]> {
+    return this.runner.read((sql) => overrides.selectOverrides(sql, undefined));
+  }
+
+  async exportToolset(name: string): Promise<ToolsetDocument> {
+    return toDocument(await this.runner.read((sql) => toolsets.requireToolset(sql, name)));
+  }
+
+  async importToolset(document: unknown, options: ImportOptions = {}): Promise<ImportResult> {
+    const parsed = parseToolsetDocument(document);
+    const name = options.name ?? parsed.name;
+    check.assertValid('import', check.checkToolsetName(name));
+    return this.runner.write(async (sql, emit) => {
+      const replaced = await importDocument(sql, parsed, name, options.replace === true);
+      emit({ kind: 'toolset', name });
+      return { toolset: await toolsets.requireToolset(sql, name), replaced };
+    });
+  }
+
+  async createApproval(input: ApprovalInput): Promise<Approval> {
+    check.assertValid('approval', approvals.checkApprovalInput(input));
+    return this.runner.write(async (sql, emit) => {
+      const approval = await approvals.insertApproval(sql, input);
+      emit({ kind: 'approval', id: approval.id, status: approval.status });
+      return approval;
+    });
+  }
+
+  async getApproval(id: string): Promise<Approval | undefined> {
+    return this.runner.read((sql) => approvals.selectApproval(sql, id));
+  }
+
+  async listApprovals(query: ApprovalQuery = {}): Promise<Approval[]> {
+    return this.runner.read((sql) => approvals.selectApprovals(sql, query));
+  }
+
+  async decideApproval(id: string, decision: ApprovalDecision): Promise<Approval> {
+    check.assertValid('decision', approvals.checkDecision(decision));
+    // A value, not a throw, comes out of the transaction so that marking an overdue
+    // approval expired on the way still commits.
+    const outcome = await this.runner.write(async (sql, emit) => {
+      const result = await approvals.decide(sql, id, decision);
+      if (result.kind !== 'missing' && result.approval.status !== 'pending') {
+        emit({ kind: 'approval', id, status: result.approval.status });
+      }
+      return result;
+    });
+    if (outcome.kind === 'decided') return outcome.approval;
+    if (outcome.kind === 'missing') {
+      throw new HintgateError('NOT_FOUND', `approval ${id} does not exist`, { id });
+    }
+    throw approvals.notPendingError(outcome.approval, decision.status);
+  }
+
+  async expireApprovals(): Promise<Approval[]> {
+    return this.runner.write(async (sql, emit) => {
+      const expired = await approvals.expireOverdue(sql);
+      for (const approval of expired)
+        emit({ kind: 'approval', id: approval.id, status: 'expired' });
+      return expired;
+    });
+  }
+
+  async appendAudit(records: readonly AuditRecordInput[]): Promise<void> {
+    check.assertValid('audit records', audit.checkAuditRecords(records));
+    if (records.length > 0)
+      await this.runner.write((sql) => audit.insertAuditRecords(sql, records));
+  }
+
+  async queryAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    check.assertValid('audit query', audit.checkAuditQuery(query));
+    return this.runner.read((sql) => audit.selectAuditRecords(sql, query));
+  }
+
+  watch(listener: StoreListener): () => void {
+    return this.runner.watch(listener);
+  }
+
+  async setAdminEndpoint(endpoint: AdminEndpoint | undefined): Promise<void> {
+    try {
+      this.runner.assertOpen();
+      this.hooks.setAdminEndpoint?.(endpoint);
+    } catch (error) {
+      throw toStoreError(error, this.location);
+    }
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await this.runner.close();
+  }
+
+  /** Locks a toolset, runs `fn`, and records a new revision when `fn` changed something. */
+  async #changeToolset(
+    name: string,
+    fn: (sql: Sql, id: number) => Promise<boolean>,
+  ): Promise<Toolset> {
+    return this.runner.write(async (sql, emit) => {
+      const id = await toolsets.lockToolset(sql, name);
+      if (await fn(sql, id)) await touched(sql, id, name, emit);
+      return toolsets.requireToolset(sql, name);
+    });
+  }
+
+  /** Runs an override change globally or inside a (locked) toolset, and reports it. */
+  async #inScope<T>(
+    scope: OverrideScope,
+    fn: (sql: Sql, target: OverrideTarget) => Promise<T>,
+  ): Promise<T> {
+    const name = scope.toolset;
+    return this.runner.write(async (sql, emit) => {
+      if (name === undefined) {
+        const result = await fn(sql, undefined);
+        emit({ kind: 'overrides' });
+        return result;
+      }
+      const id = await toolsets.lockToolset(sql, name);
+      const result = await fn(sql, { id, name });
+      await touched(sql, id, name, emit);
+      return result;
+    });
+  }
+}
+
+async function touched(sql: Sql, id: number, name: string, emit: Emit): Promise<void> {
+  await toolsets.bumpToolset(sql, id);
+  emit({ kind: 'toolset', name });
+}

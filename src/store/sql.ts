@@ -1,0 +1,115 @@
+import { HintgateError, errorMessage } from '../core/errors.js';
+import type { StoreKind } from './types.js';
+
+/** One connection's worth of SQL: parameterized queries and multi-statement scripts. */
+export interface Sql {
+  /** Runs one statement with `$n` parameters and returns its rows. */
+  query<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters. */
+  exec(text: string): Promise<void>;
+}
+
+/**
+ * What each implementation provides to the shared SQL code: reads, transactions, and a way
+ * to tell other processes about committed changes.
+ */
+export interface SqlDriver {
+  readonly kind: StoreKind;
+  /** Where the data lives, for messages (a directory, or a URL without its password). */
+  readonly location: string;
+  read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs `fn` in one transaction: all of its writes commit together or none do. */
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Sends payloads to other processes when the transaction commits (PostgreSQL NOTIFY). */
+  publish?(sql: Sql, payloads: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOENT',
+  'EACCES',
+  'EPERM',
+  'ENOTDIR',
+  'EROFS',
+  'ENOSPC',
+  // SQLSTATE: database missing, too many connections, shutting down, cannot connect now.
+  '3D000',
+  '53300',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+const CONNECTION_MESSAGES =
+  /connection terminated|connection error|timeout exceeded when trying to connect|not queryable|pool after calling end|pglite is closed|unreachable/i;
+
+/** The SQLSTATE or system error code of an error, when it has one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  const code = error.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** True when an error says the database cannot be reached, rather than a query being wrong. */
+export function isConnectionError(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code !== undefined && (CONNECTION_CODES.has(code) || /^(08|28)/.test(code))) return true;
+  return error instanceof Error && CONNECTION_MESSAGES.test(error.message);
+}
+
+/**
+ * A thrown value as a {@link HintgateError}: kept as it is when it already is one,
+ * `STORE_UNAVAILABLE` when the database cannot be reached, `INTERNAL` otherwise (a query
+ * hintgate got wrong). The original is always the `cause`.
+ */
+export function toStoreError(error: unknown, location: string): HintgateError {
+  if (error instanceof HintgateError) return error;
+  const code = errorCode(error);
+  const details = code === undefined ? { location } : { location, code };
+  if (isConnectionError(error)) {
+    return new HintgateError(
+      'STORE_UNAVAILABLE',
+      `store at ${location} is unavailable: ${errorMessage(error)}`,
+      details,
+      { cause: error },
+    );
+  }
+  return new HintgateError(
+    'INTERNAL',
+    `store at ${location}: query failed: ${errorMessage(error)}`,
+    details,
+    { cause: error },
+  );
+}
+
+/** A database time (a `Date`, or a string inside JSON) as an ISO 8601 string in UTC. */
+export function isoTime(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string' || typeof value === 'number') return new Date(value).toISOString();
+  throw new HintgateError('INTERNAL', `expected a time from the database, got ${typeof value}`);
+}
+
+/** Like {@link isoTime}, for a column that may be null. */
+export function optionalIsoTime(value: unknown): string | undefined {
+  return value === null || value === undefined ? undefined : isoTime(value);
+}
+
+/** A JSON value for a `$n::jsonb` parameter (both drivers receive it as text). */
+export function jsonParam(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+/** `{ key: value }` when `value` is set, `{}` otherwise: for optional fields of results. */
+export function present<K extends string, V>(
+  key: K,
+  value: V | null | undefined,
+): { [P in K]?: V } {
+  return value === null || value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}

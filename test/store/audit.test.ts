@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAuditWriter } from '../../src/store/audit-writer.js';
+import type { AuditRecordInput } from '../../src/store/types.js';
+import { STORE_KINDS, sharedStore, uniqueName } from './helpers/harness.js';
+
+function record(overrides: Partial<AuditRecordInput> = {}): AuditRecordInput {
+  return {
+    tool: 'github_create_issue',
+    namespacedName: 'github.create_issue',
+    server: 'github',
+    decision: 'allow',
+    outcome: 'ok',
+    ...overrides,
+  };
+}
+
+describe.each(STORE_KINDS)('%s store: audit log', (kind) => {
+  const shared = sharedStore(kind);
+  beforeAll(shared.setup);
+  afterAll(shared.teardown);
+
+  it('appends a batch and reads every field back', async () => {
+    const store = shared.store();
+    const server = uniqueName('srv');
+    const full: AuditRecordInput = {
+      time: '2026-01-02T03:04:05.678Z',
+      sessionId: 's1',
+      client: 'cursor',
+      tool: `${server}_delete`,
+      namespacedName: `${server}.delete`,
+      server,
+      replica: 'primary',
+      annotations: { destructiveHint: true, tags: ['x'] },
+      sources: { destructiveHint: 'declared' },
+      dynamic: true,
+      decision: 'confirm',
+      approver: 'alice',
+      durationMs: 12.6,
+      outcome: 'ok',
+      error: 'none',
+      retries: 2,
+      cacheHit: true,
+      arguments: { path: '/tmp/x', token: '[redacted]' },
+    };
+    await store.appendAudit([full, record({ server, tool: `${server}_read` })]);
+    const [newest, oldest] = await store.queryAudit({ server });
+    expect(oldest).toEqual({ ...full, id: oldest?.id, time: full.time, durationMs: 13 });
+    expect(newest).toMatchObject({
+      tool: `${server}_read`,
+      dynamic: false,
+      retries: 0,
+      cacheHit: false,
+    });
+    expect(newest?.arguments).toBeUndefined();
+    expect(Date.parse(newest!.time)).toBeGreaterThan(Date.parse(full.time as string));
+  });
+
+  it('filters by tool (either name), server, decision, outcome and time, newest first', async () => {
+    const store = shared.store();
+    const server = uniqueName('srv');
+    const at = (minute: number): string =>
+      `2026-03-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+    await store.appendAudit([
+      record({ server, tool: `${server}_a`, namespacedName: `${server}.a`, time: at(1) }),
+      record({ server, tool: `${server}_b`, time: at(2), decision: 'deny', outcome: 'denied' }),
+      record({
+        server,
+        tool: `${server}_a`,
+        namespacedName: `${server}.a`,
+        time: at(3),
+        outcome: 'error',
+      }),
+      record({ server, tool: `${server}_a`, namespacedName: `${server}.a`, time: at(4) }),
+    ]);
+    const times = (records: { time: string }[]): string[] => records.map((r) => r.time);
+    expect(times(await store.queryAudit({ server }))).toEqual([at(4), at(3), at(2), at(1)]);
+    expect(times(await store.queryAudit({ tool: `${server}.a` }))).toEqual([at(4), at(3), at(1)]);
+    expect(times(await store.queryAudit({ tool: `${server}_b` }))).toEqual([at(2)]);
+    expect(times(await store.queryAudit({ server, decision: 'deny' }))).toEqual([at(2)]);
+    expect(times(await store.queryAudit({ server, outcome: 'error' }))).toEqual([at(3)]);
+    expect(times(await store.queryAudit({ server, since: at(2), until: new Date(at(4)) }))).toEqual(
+      [at(3), at(2)],
+    );
+    expect(times(await store.queryAudit({ server, limit: 2 }))).toEqual([at(4), at(3)]);
+  });
+
+  it('rejects records without a tool, decision or outcome, writing none', async () => {
+    const store = shared.store();
+    const server = uniqueName('srv');
+    await expect(
+      store.appendAudit([record({ server }), record({ server, decision: '' })]),
+    ).rejects.toMatchObject({
+      code: 'INPUT_INVALID',
+      details: { issues: [{ path: 'records[1].decision' }] },
+    });
+    expect(await store.queryAudit({ server })).toEqual([]);
+    await expect(store.queryAudit({ since: 'yesterday-ish' })).rejects.toMatchObject({
+      code: 'INPUT_INVALID',
+      details: { issues: [{ path: 'since', message: 'must be a date' }] },
+    });
+  });
+
+  it('batches writes off the call path with an audit writer', async () => {
+    const store = shared.store();
+    const server = uniqueName('srv');
+    const append = vi.spyOn(store, 'appendAudit');
+    const writer = createAuditWriter(store, { maxBatch: 50, flushIntervalMs: 10 });
+    for (let i = 0; i < 120; i++) writer.write(record({ server, retries: i }));
+    await writer.close();
+    const written = await store.queryAudit({ server, limit: 1000 });
+    expect(written).toHaveLength(120);
+    expect(append.mock.calls.length).toBeLessThanOrEqual(4);
+    expect(writer.dropped).toBe(0);
+    writer.write(record({ server }));
+    expect(writer.dropped).toBe(1);
+    append.mockRestore();
+  });
+});
+
+describe('audit writer', () => {
+  it('drops and reports a batch the store refuses, and keeps going', async () => {
+    const errors: number[] = [];
+    let calls = 0;
+    const writer = createAuditWriter(
+      {
+        appendAudit: () => {
+          calls += 1;
+          return calls === 1 ? Promise.reject(new Error('store down')) : Promise.resolve();
+        },
+      },
+      { maxBatch: 2, flushIntervalMs: 5, onError: (_error, lost) => errors.push(lost) },
+    );
+    for (let i = 0; i < 4; i++) writer.write(record());
+    await writer.flush();
+    expect(errors).toEqual([2]);
+    expect(writer.dropped).toBe(2);
+    expect(calls).toBe(2);
+  });
+
+  it('bounds its queue', () => {
+    const writer = createAuditWriter(
+      { appendAudit: () => new Promise(() => undefined) },
+      { maxBatch: 1000, maxQueue: 3, flushIntervalMs: 60_000 },
+    );
+    for (let i = 0; i < 5; i++) writer.write(record());
+    expect(writer.dropped).toBe(2);
+  });
+});

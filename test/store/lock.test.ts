@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LOCK_FILE, acquireLock, readLock } from '../../src/store/lock.js';
+import { openStore } from '../../src/store/store.js';
+import { spawnStoreChild } from './helpers/child.js';
+import { preparedDataDir, removeTempDirs, tempDir } from './helpers/harness.js';
+
+const children: { kill: (signal: NodeJS.Signals) => boolean }[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  removeTempDirs();
+});
+
+describe('pglite data directory lock', () => {
+  it('refuses a second process with STORE_LOCKED naming the pid, then takes over once it is killed', async () => {
+    const dataDir = await preparedDataDir();
+    const holder = spawnStoreChild('hold', { kind: 'pglite', dataDir });
+    children.push(holder.process);
+    await holder.waitFor(/^ready$/);
+    const pid = holder.process.pid!;
+    expect(readLock(dataDir)).toMatchObject({ pid, alive: true, hostname: hostname() });
+
+    const refused = await openStore({ kind: 'pglite', dataDir }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'STORE_LOCKED', details: { pid, dataDir } });
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^data directory ${dataDir} is in use by hintgate \\(pid ${pid}, started .+\\); stop it first`,
+      ),
+    );
+
+    holder.process.kill('SIGKILL');
+    await holder.exited;
+    expect(readLock(dataDir)).toMatchObject({ pid, alive: false });
+    const warnings: string[] = [];
+    const store = await openStore({
+      kind: 'pglite',
+      dataDir,
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`took over data directory .+ from hintgate pid ${pid} .+no longer running`),
+      ),
+    ]);
+    expect(readLock(dataDir)).toMatchObject({ pid: process.pid, alive: true });
+    await store.createToolset({ name: 'after-takeover' });
+    await store.close();
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('refuses a second open in the same process, and records the admin endpoint for the CLI', async () => {
+    const dataDir = await preparedDataDir();
+    const store = await openStore({ kind: 'pglite', dataDir });
+    await store.setAdminEndpoint({ url: 'http://127.0.0.1:8787/admin', token: 'secret-token' });
+    expect(readLock(dataDir)).toMatchObject({
+      pid: process.pid,
+      adminUrl: 'http://127.0.0.1:8787/admin',
+      adminToken: 'secret-token',
+    });
+    expect(statSync(join(dataDir, LOCK_FILE)).mode & 0o777).toBe(0o600);
+    const refused = await openStore({ kind: 'pglite', dataDir }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'STORE_LOCKED', details: { pid: process.pid } });
+    expect((refused as Error).message).toContain(
+      'or reach it through its admin endpoint http://127.0.0.1:8787/admin',
+    );
+    expect((refused as Error).message).not.toContain('secret-token');
+    await store.setAdminEndpoint(undefined);
+    expect(readLock(dataDir)?.adminUrl).toBeUndefined();
+    await store.close();
+    await expect(store.setAdminEndpoint(undefined)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+  });
+
+  it('is released when the holding process exits without closing the store', async () => {
+    const dataDir = await preparedDataDir();
+    const child = spawnStoreChild('exit', { kind: 'pglite', dataDir });
+    children.push(child.process);
+    await child.waitFor(/^ready$/);
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(readLock(dataDir)).toBeUndefined();
+  });
+});
+
+describe('acquireLock', () => {
+  function writeLock(dir: string, content: unknown): void {
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      typeof content === 'string' ? content : JSON.stringify(content),
+    );
+  }
+
+  it('takes over a lock whose pid now belongs to a process started later', () => {
+    const dir = tempDir();
+    writeLock(dir, {
+      pid: process.pid,
+      startedAt: '2020-01-01T00:00:00Z',
+      hostname: hostname(),
+      procStart: '1',
+    });
+    const warnings: string[] = [];
+    const lock = acquireLock(dir, { onWarning: (message) => warnings.push(message) });
+    expect(warnings).toHaveLength(1);
+    lock.release();
+    lock.release();
+    expect(readLock(dir)).toBeUndefined();
+  });
+
+  it('counts a lock from another host as held', () => {
+    const dir = tempDir();
+    writeLock(dir, { pid: 1, startedAt: '2020-01-01T00:00:00Z', hostname: 'elsewhere' });
+    expect(() => acquireLock(dir)).toThrow(/in use by hintgate \(pid 1, started .+ on elsewhere\)/);
+  });
+
+  it('removes an unreadable lock file left long ago', () => {
+    const dir = tempDir();
+    writeLock(dir, '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, LOCK_FILE), old, old);
+    const warnings: string[] = [];
+    acquireLock(dir, { onWarning: (message) => warnings.push(message) }).release();
+    expect(warnings).toEqual([expect.stringContaining('removed an unreadable lock file')]);
+  });
+
+  it('fails with STORE_UNAVAILABLE when the directory cannot hold a lock', () => {
+    const dir = join(tempDir(), 'missing');
+    expect(() => acquireLock(dir)).toThrow(/cannot lock data directory/);
+    mkdirSync(dir);
+    acquireLock(dir).release();
+  });
+});

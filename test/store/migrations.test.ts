@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readLock } from '../../src/store/lock.js';
+import { SCHEMA_TABLE, SCHEMA_VERSION, migrate } from '../../src/store/migrate.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { PGLITE_DATABASE_DIR, loadPGlite, pgliteDriver } from '../../src/store/pglite.js';
+import { postgresDriver } from '../../src/store/postgres.js';
+import { openStore } from '../../src/store/store.js';
+import type { StoreHarness } from './helpers/harness.js';
+import {
+  STORE_KINDS,
+  createHarness,
+  removeTempDirs,
+  requirePgUrl,
+  tempDir,
+} from './helpers/harness.js';
+
+const harnesses: StoreHarness[] = [];
+afterAll(async () => {
+  for (const harness of harnesses) await harness.cleanup();
+  removeTempDirs();
+});
+
+async function fresh(kind: (typeof STORE_KINDS)[number]): Promise<StoreHarness> {
+  const harness = await createHarness(kind);
+  harnesses.push(harness);
+  return harness;
+}
+
+const BROKEN = [
+  ...MIGRATIONS,
+  {
+    version: MIGRATIONS.length + 1,
+    name: 'broken',
+    sql: 'CREATE TABLE half_done (id int); SELECT no_such_column FROM half_done;',
+  },
+];
+
+describe('migrations', () => {
+  it('initialize an empty data directory from nothing', async () => {
+    const dataDir = tempDir();
+    const store = await openStore({ kind: 'pglite', dataDir });
+    await store.createToolset({ name: 'first' });
+    await store.close();
+    const db = await (await loadPGlite()).create(join(dataDir, PGLITE_DATABASE_DIR));
+    const rows = await db.query<{ version: number; name: string }>(
+      `SELECT version, name FROM ${SCHEMA_TABLE} ORDER BY version`,
+    );
+    await db.close();
+    expect(rows.rows).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  });
+});
+
+describe.each(STORE_KINDS)('%s store: migrations', (kind) => {
+  it('are applied once; reopening keeps the data and the recorded versions', async () => {
+    const harness = await fresh(kind);
+    const store = await harness.open();
+    await store.createToolset({ name: 'kept' });
+    await store.close();
+    const again = await harness.open();
+    expect(await again.getToolset('kept')).toBeDefined();
+    await again.close();
+    const versions = await harness.raw<{ version: number; applied_at: Date }>(
+      `SELECT version, applied_at FROM ${SCHEMA_TABLE} ORDER BY version`,
+    );
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3].slice(0, SCHEMA_VERSION));
+  });
+
+  it('refuse a store written by a newer hintgate and leave it untouched', async () => {
+    const harness = await fresh(kind);
+    const store = await harness.open();
+    await store.createToolset({ name: 'precious' });
+    await store.close();
+    await harness.raw(`INSERT INTO ${SCHEMA_TABLE} (version, name) VALUES (7, 'future')`);
+    const before = await harness.raw(`SELECT * FROM ${SCHEMA_TABLE} ORDER BY version`);
+
+    const refused = await harness.open().catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'STORE_VERSION',
+      details: { found: 7, known: SCHEMA_VERSION },
+    });
+    const where =
+      kind === 'pglite' ? harness.options.kind === 'pglite' && harness.options.dataDir : '.+';
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^store at ${where} was written by a newer hintgate \\(schema 7, this version knows up to ${SCHEMA_VERSION}\\); upgrade hintgate$`,
+      ),
+    );
+    expect(await harness.raw(`SELECT * FROM ${SCHEMA_TABLE} ORDER BY version`)).toEqual(before);
+    expect(await harness.raw('SELECT name FROM toolsets')).toEqual([{ name: 'precious' }]);
+    if (harness.options.kind === 'pglite')
+      expect(readLock(harness.options.dataDir)).toBeUndefined();
+  });
+
+  it('apply all of a set of migrations or none of them', async () => {
+    const harness = await fresh(kind);
+    await (await harness.open()).close();
+    let failure: unknown;
+    if (harness.options.kind === 'pglite') {
+      const PGlite = await loadPGlite();
+      const db = await PGlite.create(join(harness.options.dataDir, PGLITE_DATABASE_DIR));
+      failure = await migrate(pgliteDriver(db, 'test', { release: () => undefined }), BROKEN).catch(
+        (error: unknown) => error,
+      );
+      await db.close();
+    } else {
+      const pool = new pg.Pool({
+        connectionString: requirePgUrl(),
+        options: `-c search_path=${harness.options.schema}`,
+      });
+      failure = await migrate(postgresDriver(pool, 'test', 'unused'), BROKEN).catch(
+        (error: unknown) => error,
+      );
+      await pool.end();
+    }
+    expect(failure).toMatchObject({ message: expect.stringContaining('no_such_column') });
+    const versions = await harness.raw<{ n: number }>(
+      `SELECT max(version) AS n FROM ${SCHEMA_TABLE}`,
+    );
+    expect(versions[0]?.n).toBe(SCHEMA_VERSION);
+    const half = await harness.raw<{ t: string | null }>(
+      "SELECT to_regclass('half_done')::text AS t",
+    );
+    expect(half[0]?.t).toBeNull();
+  });
+});
+
+describe('postgres store: migrations from several replicas at once', () => {
+  it('run once while the others wait', async () => {
+    const harness = await fresh('postgres');
+    const stores = await Promise.all([harness.open(), harness.open(), harness.open()]);
+    await Promise.all(stores.map((store) => store.close()));
+    const versions = await harness.raw<{ version: number }>(`SELECT version FROM ${SCHEMA_TABLE}`);
+    expect(versions).toHaveLength(SCHEMA_VERSION);
+  });
+});
