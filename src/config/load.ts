@@ -1,0 +1,153 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { HintgateError } from '../core/errors.js';
+import type { Config } from './schema.js';
+import { configSchema } from './schema.js';
+
+/** One problem in a config file: the path of the key and what was expected. */
+export interface ConfigIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** A config that cannot be used; `issues` names every bad key. */
+export class ConfigError extends HintgateError {
+  constructor(
+    readonly file: string,
+    readonly issues: readonly ConfigIssue[],
+  ) {
+    super(
+      'CONFIG_INVALID',
+      `${file}: invalid config\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`,
+      { file, issues },
+    );
+  }
+}
+
+/** A loaded config and where it came from. */
+export interface LoadedConfig {
+  readonly config: Config;
+  /** The absolute path of the file. */
+  readonly file: string;
+  /** The data directory, absolute. */
+  readonly dataDir: string;
+}
+
+/** Options of {@link loadConfig}; the environment is passed in, never read here. */
+export interface LoadConfigOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Reads a JSON or YAML config file, expands `${VAR}` (and `${VAR:-default}`) from the
+ * environment in `env`, `headers` and `url`, validates it, and returns it with every default
+ * filled in; or throws a {@link ConfigError} naming every bad key by its path.
+ */
+export async function loadConfig(path: string, options: LoadConfigOptions): Promise<LoadedConfig> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new ConfigError(file, [{ path: '(file)', message: why }]);
+  }
+  return parseConfig(text, file, options);
+}
+
+/** Like {@link loadConfig}, from text already read. */
+export function parseConfig(text: string, file: string, options: LoadConfigOptions): LoadedConfig {
+  const raw = parseText(text, file);
+  const issues: ConfigIssue[] = [];
+  const expanded = expandEnvironment(raw, options.env, issues);
+  const parsed = configSchema.safeParse(expanded);
+  if (!parsed.success) issues.push(...parsed.error.issues.map(toConfigIssue));
+  if (issues.length > 0 || !parsed.success) throw new ConfigError(file, issues);
+  const config = parsed.data;
+  const dataDir = isAbsolute(config.dataDir)
+    ? config.dataDir
+    : resolve(dirname(file), config.dataDir);
+  return { config, file, dataDir };
+}
+
+function parseText(text: string, file: string): unknown {
+  const yaml = ['.yaml', '.yml'].includes(extname(file).toLowerCase());
+  try {
+    return yaml ? (parseYaml(text) as unknown) : (JSON.parse(text) as unknown);
+  } catch (error) {
+    throw new ConfigError(file, [
+      {
+        path: '(file)',
+        message: `not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+      },
+    ]);
+  }
+}
+
+function toConfigIssue(issue: z.core.$ZodIssue): ConfigIssue {
+  const path = issue.path.map(String).join('.') || '(top level)';
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+    return { path, message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}` };
+  }
+  if (issue.code === 'invalid_key') {
+    return { path, message: issue.issues.map((inner) => inner.message).join('; ') };
+  }
+  return { path, message: issue.message };
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Expands variables in the keys where config files carry secrets and addresses. */
+function expandEnvironment(
+  raw: unknown,
+  env: LoadConfigOptions['env'],
+  issues: ConfigIssue[],
+): unknown {
+  if (!isRecord(raw) || !isRecord(raw['mcpServers'])) return raw;
+  const servers: Record<string, unknown> = {};
+  for (const [name, server] of Object.entries(raw['mcpServers'])) {
+    if (!isRecord(server)) {
+      servers[name] = server;
+      continue;
+    }
+    const copy: Record<string, unknown> = { ...server };
+    const at = `mcpServers.${name}`;
+    if (typeof copy['url'] === 'string')
+      copy['url'] = expand(copy['url'], `${at}.url`, env, issues);
+    for (const key of ['env', 'headers']) {
+      const map = copy[key];
+      if (!isRecord(map)) continue;
+      copy[key] = Object.fromEntries(
+        Object.entries(map).map(([k, v]) => [
+          k,
+          typeof v === 'string' ? expand(v, `${at}.${key}.${k}`, env, issues) : v,
+        ]),
+      );
+    }
+    servers[name] = copy;
+  }
+  return { ...raw, mcpServers: servers };
+}
+
+function expand(
+  value: string,
+  path: string,
+  env: LoadConfigOptions['env'],
+  issues: ConfigIssue[],
+): string {
+  return value.replace(VARIABLE, (match, name: string, fallback: string | undefined) => {
+    const found = env[name];
+    if (found !== undefined && found !== '') return found;
+    if (fallback !== undefined) return fallback;
+    issues.push({ path, message: `environment variable ${name} is not set (used as ${match})` });
+    return match;
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

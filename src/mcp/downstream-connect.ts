@@ -1,0 +1,214 @@
+import { join } from 'node:path';
+import type { PriorDiscovery, Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import type { ServerConfig } from '../config/schema.js';
+import { errorMessage } from '../core/errors.js';
+import { DownstreamError, fromClientError } from './errors.js';
+import { ChildProcessTransport } from './stdio-transport.js';
+
+/** Who the gateway is to downstream servers. */
+export interface ClientIdentity {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** A live connection: the SDK client and the transport under it. */
+export interface Connection {
+  readonly client: Client;
+  readonly transport: Transport;
+  /** Set for spawned servers: the transport that can carry raw requests. */
+  readonly child: ChildProcessTransport | undefined;
+  /** The era verdict to reuse on the next connect (skips the probe). */
+  readonly prior: PriorDiscovery;
+}
+
+/** What {@link connectServer} needs. */
+export interface ConnectOptions {
+  readonly name: string;
+  readonly config: ServerConfig;
+  readonly identity: ClientIdentity;
+  readonly logDir: string;
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** The verdict of an earlier connect, if any. */
+  readonly prior: PriorDiscovery | undefined;
+  /** Installs handlers on the client before it connects. */
+  readonly prepare: (client: Client, transport: Transport) => void;
+}
+
+/** The file a server's stderr and hintgate's notes about it are written to. */
+export function serverLogFile(logDir: string, name: string): string {
+  return join(logDir, `${name}.log`);
+}
+
+/**
+ * Connects to one server, within its `connectMs`.
+ *
+ * Era negotiation, per transport: over HTTP the SDK's `auto` mode costs one request, so it
+ * is used; over stdio `auto` probes with `server/discover` on the same process (our own
+ * transport, so no throwaway sibling process is spawned): a 2025-era server answers it with
+ * "method not found" and the `initialize` handshake follows on the same pipe. A server that
+ * exits on the probe is respawned once with the legacy verdict. Verdicts are returned for
+ * reuse (`prior`), so reconnects skip the probe. `era: legacy | modern` in config forces one.
+ */
+export async function connectServer(options: ConnectOptions): Promise<Connection> {
+  const deadline = Date.now() + options.config.timeouts.connectMs;
+  try {
+    return await connectOnce(options, options.prior, deadline);
+  } catch (error) {
+    if (options.prior === undefined && isProbeExit(error)) {
+      return connectOnce(options, { kind: 'legacy' }, deadline);
+    }
+    if (isWrongTransport(error, options.config)) {
+      return connectOnce(
+        { ...options, config: { ...options.config, type: 'sse' } },
+        options.prior,
+        deadline,
+      );
+    }
+    throw error;
+  }
+}
+
+async function connectOnce(
+  options: ConnectOptions,
+  prior: PriorDiscovery | undefined,
+  deadline: number,
+): Promise<Connection> {
+  const { name, config } = options;
+  const remaining = Math.max(1, deadline - Date.now());
+  const transport = createTransport(options);
+  const child = transport instanceof ChildProcessTransport ? transport : undefined;
+  const client = new Client(
+    { name: options.identity.name, version: options.identity.version },
+    {
+      capabilities: { elicitation: { form: {} }, sampling: {} },
+      versionNegotiation: negotiation(config, remaining),
+    },
+  );
+  options.prepare(client, transport);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new DownstreamError(
+          'DOWNSTREAM_TIMEOUT',
+          name,
+          `server "${name}" did not complete the MCP handshake within ${config.timeouts.connectMs} ms`,
+        ),
+      );
+    }, remaining);
+  });
+  try {
+    const connecting =
+      prior === undefined
+        ? client.connect(transport, { timeout: remaining })
+        : client.connect(transport, { prior, timeout: remaining });
+    await Promise.race([connecting, timedOut]);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw explainConnectFailure(name, error, child);
+  } finally {
+    clearTimeout(timer);
+  }
+  const discover = client.getDiscoverResult();
+  const verdict: PriorDiscovery =
+    client.getProtocolEra() === 'modern' && discover !== undefined
+      ? { kind: 'modern', discover }
+      : { kind: 'legacy' };
+  return { client, transport, child, prior: verdict };
+}
+
+function negotiation(config: ServerConfig, remainingMs: number) {
+  switch (config.era) {
+    case 'legacy':
+      return { mode: 'legacy' as const };
+    case 'modern':
+      return { mode: { pin: '2026-07-28' } as const, probe: { timeoutMs: remainingMs } };
+    case 'auto':
+      // Over stdio silence counts as "legacy" once the probe times out; keep that short.
+      return {
+        mode: 'auto' as const,
+        probe: {
+          timeoutMs: Math.min(
+            remainingMs,
+            config.command === undefined ? remainingMs : config.timeouts.probeMs,
+          ),
+        },
+      };
+  }
+}
+
+function createTransport(options: ConnectOptions): Transport {
+  const { name, config } = options;
+  if (config.command !== undefined) {
+    return new ChildProcessTransport({
+      server: name,
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      cwd: config.cwd,
+      logFile: serverLogFile(options.logDir, name),
+      baseEnv: options.baseEnv,
+      closeGraceMs: config.timeouts.closeGraceMs,
+    });
+  }
+  const url = new URL(config.url ?? '');
+  const requestInit = { headers: { ...config.headers } };
+  if (config.type === 'sse') return new SSEClientTransport(url, { requestInit });
+  return new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+function isProbeExit(error: unknown): boolean {
+  return (
+    error instanceof DownstreamError &&
+    error.cause instanceof Error &&
+    /closed during the server\/discover probe/.test(error.cause.message)
+  );
+}
+
+/** A streamable HTTP attempt at an old SSE-only server fails with 404 or 405. */
+function isWrongTransport(error: unknown, config: ServerConfig): boolean {
+  if (config.url === undefined || config.type !== undefined) return false;
+  const cause = error instanceof DownstreamError ? error.cause : error;
+  return cause instanceof SdkHttpError && (cause.status === 404 || cause.status === 405);
+}
+
+function explainConnectFailure(
+  name: string,
+  error: unknown,
+  child: ChildProcessTransport | undefined,
+): DownstreamError {
+  // A protocol violation the transport detected explains the failure better than its symptom.
+  if (child?.failure !== undefined) return child.failure;
+  const base =
+    error instanceof DownstreamError ? error : fromClientError(name, error, 'the MCP handshake');
+  if (child === undefined) return base;
+  const details: string[] = [];
+  const exit = child.exit;
+  if (exit !== undefined && !exit.requested && base.code !== 'DOWNSTREAM_UNAVAILABLE') {
+    details.push(`the process exited (${exit.signal ?? `code ${String(exit.code)}`})`);
+    const tail = exit.stderrTail.split('\n').slice(-3).join(' | ').trim();
+    if (tail !== '') details.push(`stderr: ${tail}`);
+  }
+  const garbage = child.garbageSummary;
+  if (garbage !== undefined) details.push(garbage);
+  if (details.length === 0) return base;
+  const code =
+    garbage !== undefined && base.code !== 'DOWNSTREAM_UNAVAILABLE'
+      ? 'DOWNSTREAM_PROTOCOL'
+      : base.code;
+  return new DownstreamError(code, name, `${base.message}; ${details.join('; ')}`, undefined, {
+    cause: base.cause ?? error,
+  });
+}
+
+/** A readable reason for a failed connection, for status and logs. */
+export function reasonOf(error: unknown): string {
+  return errorMessage(error);
+}

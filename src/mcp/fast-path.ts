@@ -1,0 +1,136 @@
+import type { Server } from '@modelcontextprotocol/server';
+import type { ServerRequestRelay } from './downstream.js';
+import { envelopeVersion } from './era.js';
+import {
+  ControllerPool,
+  failureLine,
+  modernSession,
+  needsShim,
+  progressLine,
+  progressTokenOf,
+  relayThrough,
+  resultLine,
+  toolsListResult,
+} from './fast-call.js';
+import type { FrontBackend } from './front-backend.js';
+import type { JsonObject, RpcId, RpcRequest } from './json-rpc.js';
+import type { SessionInfo } from './session.js';
+
+/**
+ * The fast path of the stdio front: tools/call (and tools/list) on an established
+ * connection are answered without the SDK's request machinery. The call still runs the
+ * whole gateway pipeline (`backend.callTool`); only the SDK's decoding, validation and
+ * encoding layers are skipped, which is most of what a plain SDK relay costs. Everything
+ * it does not take (the first requests, 2026 requests before the era is pinned, a 2025
+ * client calling a 2026 server, whose `input_required` needs the SDK's shim) goes to the
+ * SDK unchanged.
+ */
+export class FastPath {
+  private readonly inflight = new Map<RpcId, AbortController>();
+  private readonly pool = new ControllerPool();
+  private readonly serverInfo: JsonObject;
+  private readonly serverInfoJson: string;
+  private relayFor: { server: Server; relay: ServerRequestRelay } | undefined;
+
+  constructor(
+    private readonly backend: FrontBackend,
+    private readonly write: (line: string) => void,
+    private readonly legacyServer: () => Server | undefined,
+  ) {
+    this.serverInfo = { ...backend.serverInfo };
+    this.serverInfoJson = JSON.stringify(this.serverInfo);
+  }
+
+  /**
+   * Takes the request when it can: `legacy` is the connection's 2025 session (after
+   * initialize), `modernPinned` whether 2026 requests have established the connection.
+   */
+  take(request: RpcRequest, legacy: SessionInfo | undefined, modernPinned: boolean): boolean {
+    const { method, params } = request;
+    if (method !== 'tools/call' && method !== 'tools/list') return false;
+    let session: SessionInfo | undefined;
+    if (envelopeVersion(params) === undefined) session = legacy;
+    else if (modernPinned) session = modernSession(params, 'stdio', 'stdio', undefined);
+    if (session === undefined) return false;
+    return method === 'tools/list' ? this.list(request, session) : this.call(request, session);
+  }
+
+  /** A client's `notifications/cancelled` for a fast-path call; true when it was one. */
+  cancel(params: JsonObject | undefined): boolean {
+    const id = params?.['requestId'];
+    if (typeof id !== 'string' && typeof id !== 'number') return false;
+    const controller = this.inflight.get(id);
+    if (controller === undefined) return false;
+    this.inflight.delete(id);
+    controller.abort(
+      new Error(
+        typeof params?.['reason'] === 'string' ? params['reason'] : 'cancelled by the client',
+      ),
+    );
+    return true;
+  }
+
+  /** Aborts every call in flight (the client went away). */
+  abortAll(): void {
+    for (const controller of this.inflight.values())
+      controller.abort(new Error('the client disconnected'));
+    this.inflight.clear();
+  }
+
+  private list(request: RpcRequest, session: SessionInfo): boolean {
+    if (request.params?.['cursor'] !== undefined) return false;
+    if (toolsListResult(this.backend, session, this.serverInfoJson) === undefined) return false;
+    const id = JSON.stringify(request.id);
+    void this.backend.ready().then(() => {
+      const result = toolsListResult(this.backend, session, this.serverInfoJson) ?? '{"tools":[]}';
+      this.write(`{"jsonrpc":"2.0","id":${id},"result":${result}}`);
+    });
+    return true;
+  }
+
+  private call(request: RpcRequest, session: SessionInfo): boolean {
+    const params = request.params ?? {};
+    const name = params['name'];
+    if (typeof name !== 'string' || needsShim(this.backend, session, name)) return false;
+    const { id } = request;
+    const controller = this.pool.acquire();
+    this.inflight.set(id, controller);
+    const token = progressTokenOf(params);
+    const progress =
+      token === undefined
+        ? undefined
+        : (update: JsonObject) => {
+            if (!controller.signal.aborted) this.write(progressLine(token, update));
+          };
+    this.backend
+      .callTool({
+        params,
+        session,
+        signal: controller.signal,
+        progress,
+        relay: session.era === 'legacy' ? this.relay() : undefined,
+      })
+      .then(
+        (result) => {
+          if (!controller.signal.aborted)
+            this.write(resultLine(id, result, session, this.serverInfo));
+        },
+        (error: unknown) => {
+          if (!controller.signal.aborted) this.write(failureLine(id, error));
+        },
+      )
+      .finally(() => {
+        if (this.inflight.get(id) === controller) this.inflight.delete(id);
+        this.pool.release(controller);
+      });
+    return true;
+  }
+
+  /** One relay per connection: the instance and its client's capabilities do not change. */
+  private relay(): ServerRequestRelay | undefined {
+    const server = this.legacyServer();
+    if (server === undefined) return undefined;
+    if (this.relayFor?.server !== server) this.relayFor = { server, relay: relayThrough(server) };
+    return this.relayFor.relay;
+  }
+}

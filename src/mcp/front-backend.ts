@@ -1,0 +1,60 @@
+import type { ServerRequestRelay } from './downstream.js';
+import type { Era } from './era.js';
+import type { JsonObject } from './json-rpc.js';
+import type { SessionInfo } from './session.js';
+
+/** One tools/call as a front received it. */
+export interface FrontCall {
+  /** The request params as received (name, arguments, `_meta`, retry fields). */
+  readonly params: JsonObject;
+  readonly session: SessionInfo;
+  /** Aborted when the client cancels the call or goes away. */
+  readonly signal: AbortSignal;
+  /** Sends a progress notification to the client (params without the token), when it asked. */
+  readonly progress: ((progress: JsonObject) => void) | undefined;
+  /** Sends a server-to-client request (elicitation, sampling) to this client, when it can take one. */
+  readonly relay: ServerRequestRelay | undefined;
+}
+
+/** A request other than tools/call, routed to one server. */
+export interface FrontRequest {
+  readonly params: JsonObject;
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+  readonly relay: ServerRequestRelay | undefined;
+}
+
+/** Lists that can change under a connected client. */
+export type ChangeKind = 'tools' | 'prompts' | 'resources';
+
+/**
+ * What a front server needs from the gateway: the merged lists, the call path, and change
+ * events. Defined here so that `src/mcp` never imports `src/gateway`; the gateway implements
+ * it. Methods throw `HintgateError`s, which the fronts map through `toJsonRpcError`.
+ */
+export interface FrontBackend {
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** Instructions for clients: the servers' own, each under its name. */
+  instructions(): string | undefined;
+  /** Capabilities: tools, prompts, resources, logging, completions, and the servers' other keys. */
+  capabilities(): JsonObject;
+  /** Resolves when lists may be answered (servers settled, or the startup wait is over). */
+  ready(): Promise<void>;
+  listTools(): readonly JsonObject[];
+  /**
+   * `{"tools":[...]}` serialized, cached per change (the fast path's answer); undefined when
+   * a tool needs the SDK's 2025 projection (a non-object output schema).
+   */
+  listToolsJson(): string | undefined;
+  callTool(call: FrontCall): Promise<JsonObject>;
+  /** The era of the server behind a tool, to know whether a call needs the SDK's 2025 shim. */
+  eraOfTool(name: string): Era | undefined;
+  listPrompts(): readonly JsonObject[];
+  getPrompt(request: FrontRequest): Promise<JsonObject>;
+  listResources(): readonly JsonObject[];
+  listResourceTemplates(): readonly JsonObject[];
+  readResource(request: FrontRequest): Promise<JsonObject>;
+  subscribeResource(request: FrontRequest): Promise<JsonObject>;
+  unsubscribeResource(request: FrontRequest): Promise<JsonObject>;
+  complete(request: FrontRequest): Promise<JsonObject>;
+}

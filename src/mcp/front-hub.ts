@@ -1,0 +1,115 @@
+import type { Server } from '@modelcontextprotocol/server';
+import type { Era } from './era.js';
+import type { ChangeKind } from './front-backend.js';
+import type { JsonObject } from './json-rpc.js';
+import type { FrontKind } from './session.js';
+
+/** What the hub knows of one live front instance. */
+export interface TrackedInstance {
+  readonly era: Era;
+  readonly front: FrontKind;
+  /** Resource URIs its client subscribed to (2025). */
+  readonly subscriptions: ReadonlySet<string>;
+}
+
+/** Publishes to the 2026 HTTP clients (their instances live for one request only). */
+export interface ModernPublisher {
+  readonly notify: {
+    toolsChanged(): void;
+    promptsChanged(): void;
+    resourcesChanged(): void;
+    resourceUpdated(uri: string): void;
+  };
+}
+
+/** Changes arriving closer together than this are sent once. */
+export const CHANGE_DEBOUNCE_MS = 25;
+
+/**
+ * Every live front instance, so that what the gateway learns reaches connected clients:
+ * list changes (debounced; each kind once per burst, e.g. twenty servers coming up at
+ * start), resource updates for the subscribed, and server log messages (2025 clients, at
+ * the level each set). 2025 instances and stdio 2026 instances are told directly (the SDK's
+ * `serveStdio` turns a 2026 instance's notification into events on its listen streams);
+ * 2026 HTTP clients through the handler's publisher.
+ */
+export class FrontHub {
+  private readonly instances = new Map<Server, TrackedInstance>();
+  private readonly publishers = new Set<ModernPublisher>();
+  private readonly pending = new Set<ChangeKind>();
+  private timer: NodeJS.Timeout | undefined;
+
+  /** Starts delivering to an instance; it is forgotten when it closes. */
+  track(server: Server, instance: TrackedInstance): void {
+    this.instances.set(server, instance);
+    const previous = server.onclose;
+    server.onclose = () => {
+      this.instances.delete(server);
+      previous?.();
+    };
+  }
+
+  /** Adds a 2026 HTTP publisher. */
+  addPublisher(publisher: ModernPublisher): void {
+    this.publishers.add(publisher);
+  }
+
+  /** Live instances (for tests and status). */
+  get size(): number {
+    return this.instances.size;
+  }
+
+  /** A list changed: tell every client, once per burst. */
+  changed(kind: ChangeKind): void {
+    this.pending.add(kind);
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.flush(), CHANGE_DEBOUNCE_MS);
+    this.timer.unref();
+  }
+
+  /** `notifications/resources/updated` for the clients subscribed to its URI. */
+  resourceUpdated(params: JsonObject): void {
+    const uri = params['uri'];
+    if (typeof uri !== 'string') return;
+    for (const [server, instance] of this.instances) {
+      if (instance.era === 'modern' || instance.subscriptions.has(uri)) {
+        void server.sendResourceUpdated({ ...params, uri }).catch(() => undefined);
+      }
+    }
+    for (const publisher of this.publishers) publisher.notify.resourceUpdated(uri);
+  }
+
+  /** A server's log message, to each 2025 client at the level it set. */
+  log(params: JsonObject): void {
+    for (const [server, instance] of this.instances) {
+      if (instance.era !== 'legacy') continue;
+      void server.sendLoggingMessage(params as never).catch(() => undefined);
+    }
+  }
+
+  /** Sends what is pending now. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const kinds = [...this.pending];
+    this.pending.clear();
+    for (const kind of kinds) {
+      for (const server of this.instances.keys()) void send(server, kind);
+      for (const publisher of this.publishers) {
+        if (kind === 'tools') publisher.notify.toolsChanged();
+        else if (kind === 'prompts') publisher.notify.promptsChanged();
+        else publisher.notify.resourcesChanged();
+      }
+    }
+  }
+}
+
+async function send(server: Server, kind: ChangeKind): Promise<void> {
+  try {
+    if (kind === 'tools') await server.sendToolListChanged();
+    else if (kind === 'prompts') await server.sendPromptListChanged();
+    else await server.sendResourceListChanged();
+  } catch {
+    // Not connected yet (before initialize) or gone: nothing to tell.
+  }
+}

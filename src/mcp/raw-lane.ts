@@ -1,0 +1,203 @@
+import { DownstreamError } from './errors.js';
+import type { JsonObject, RpcMessage } from './json-rpc.js';
+import { isJsonObject } from './json-rpc.js';
+
+/** Where raw requests are written: one serialized message per call. */
+export interface RawSink {
+  sendRaw(line: string): void;
+}
+
+/** Options of one raw request. */
+export interface RawRequestOptions {
+  /** Fail with DOWNSTREAM_TIMEOUT after this long without an answer. */
+  readonly timeoutMs: number;
+  /** Aborting sends `notifications/cancelled` downstream and rejects with the abort reason. */
+  readonly signal?: AbortSignal | undefined;
+  /** Progress notifications for this request (the params, without the token). */
+  readonly onProgress?: ((progress: JsonObject) => void) | undefined;
+  /** A progress notification restarts the timeout. */
+  readonly resetTimeoutOnProgress?: boolean | undefined;
+  /** `_meta` keys every request carries (the 2026-07-28 per-request envelope). */
+  readonly envelope?: JsonObject | undefined;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly resolve: (result: JsonObject) => void;
+  readonly reject: (error: Error) => void;
+  readonly options: RawRequestOptions;
+  timer: NodeJS.Timeout;
+  readonly onAbort: (() => void) | undefined;
+}
+
+/** Prefix of the ids (and progress tokens) the lane uses; the SDK's own ids are numbers. */
+const ID_PREFIX = 'hg';
+
+/**
+ * The fast lane to a downstream server: requests written as raw JSON-RPC on the same
+ * connection the SDK client uses, with ids and progress tokens of its own (strings, so
+ * they never collide with the SDK's numeric ids), answers matched back without the SDK's
+ * request machinery. Used for tools/call, the hot path.
+ */
+export class RawLane {
+  private next = 0;
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly server: string,
+    private readonly sink: RawSink,
+  ) {}
+
+  /** Requests in flight. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Sends `method` with `params` and resolves with the result object, or rejects with a
+   * {@link DownstreamError} (the server's own error kept in `rpc`).
+   */
+  request(method: string, params: JsonObject, options: RawRequestOptions): Promise<JsonObject> {
+    const id = `${ID_PREFIX}${++this.next}`;
+    const meta = outgoingMeta(params['_meta'], options, id);
+    const body: JsonObject = meta === undefined ? { ...params } : { ...params, _meta: meta };
+    if (meta === undefined) delete body['_meta'];
+    const signal = options.signal;
+    if (signal?.aborted === true) return Promise.reject(abortReason(signal));
+    return new Promise<JsonObject>((resolve, reject) => {
+      const onAbort =
+        signal === undefined
+          ? undefined
+          : () => {
+              this.cancel(id, 'cancelled by the client', options);
+              reject(abortReason(signal));
+            };
+      const entry: Pending = {
+        method,
+        resolve,
+        reject,
+        options,
+        timer: this.startTimer(id, options),
+        onAbort,
+      };
+      this.pending.set(id, entry);
+      if (onAbort !== undefined) signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        this.sink.sendRaw(
+          `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${JSON.stringify(body)}}`,
+        );
+      } catch (error) {
+        this.settle(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  /** Claims responses and progress notifications that belong to the lane. */
+  readonly accept = (message: RpcMessage): boolean => {
+    if ('method' in message) {
+      if (message.method !== 'notifications/progress') return false;
+      const params = message.params;
+      const token = params?.['progressToken'];
+      if (typeof token !== 'string' || !token.startsWith(ID_PREFIX)) return false;
+      const entry = this.pending.get(token);
+      if (entry === undefined) return false;
+      if (entry.options.resetTimeoutOnProgress === true) {
+        clearTimeout(entry.timer);
+        entry.timer = this.startTimer(token, entry.options);
+      }
+      if (entry.options.onProgress !== undefined && params !== undefined) {
+        const { progressToken: _token, ...progress } = params;
+        entry.options.onProgress(progress);
+      }
+      return true;
+    }
+    const id = message.id;
+    if (typeof id !== 'string' || !id.startsWith(ID_PREFIX)) return false;
+    const entry = this.settle(id);
+    if (entry === undefined) return true; // late answer to a cancelled or timed-out request
+    if (message.error !== undefined) {
+      entry.reject(
+        new DownstreamError(
+          'DOWNSTREAM_PROTOCOL',
+          this.server,
+          `${this.server}: ${message.error.message}`,
+          message.error,
+        ),
+      );
+    } else if (isJsonObject(message.result)) {
+      entry.resolve(message.result);
+    } else {
+      entry.reject(
+        new DownstreamError(
+          'DOWNSTREAM_PROTOCOL',
+          this.server,
+          `server "${this.server}" answered ${entry.method} with a result that is not an object`,
+        ),
+      );
+    }
+    return true;
+  };
+
+  /** Rejects every request in flight (the connection is gone). */
+  failAll(error: DownstreamError): void {
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+  }
+
+  private startTimer(id: string, options: RawRequestOptions): NodeJS.Timeout {
+    return setTimeout(() => {
+      const entry = this.pending.get(id);
+      if (entry === undefined) return;
+      this.cancel(id, `timed out after ${options.timeoutMs} ms`, options);
+      entry.reject(
+        new DownstreamError(
+          'DOWNSTREAM_TIMEOUT',
+          this.server,
+          `server "${this.server}" did not answer ${entry.method} within ${options.timeoutMs} ms`,
+        ),
+      );
+    }, options.timeoutMs);
+  }
+
+  private cancel(id: string, reason: string, options: RawRequestOptions): void {
+    if (this.settle(id) === undefined) return;
+    const params: JsonObject = { requestId: id, reason };
+    if (options.envelope !== undefined) params['_meta'] = options.envelope;
+    try {
+      this.sink.sendRaw(
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params }),
+      );
+    } catch {
+      // The connection is gone; nothing to cancel.
+    }
+  }
+
+  private settle(id: string): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (entry === undefined) return undefined;
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    if (entry.onAbort !== undefined)
+      entry.options.signal?.removeEventListener('abort', entry.onAbort);
+    return entry;
+  }
+}
+
+function outgoingMeta(
+  meta: unknown,
+  options: RawRequestOptions,
+  id: string,
+): JsonObject | undefined {
+  const base: JsonObject = isJsonObject(meta) ? { ...meta } : {};
+  delete base['progressToken'];
+  if (options.envelope !== undefined) Object.assign(base, options.envelope);
+  if (options.onProgress !== undefined) base['progressToken'] = id;
+  return Object.keys(base).length === 0 ? undefined : base;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error
+    ? reason
+    : new Error(typeof reason === 'string' ? reason : 'cancelled');
+}

@@ -1,0 +1,34 @@
+import type { Era } from './era.js';
+import type { JsonObject } from './json-rpc.js';
+
+/** The front a client came through. */
+export type FrontKind = 'stdio' | 'http';
+
+/**
+ * What the gateway knows of one client connection. For 2025 clients it is filled at
+ * `initialize`; 2026 clients are stateless, so each request brings its own (the envelope).
+ */
+export interface SessionInfo {
+  /** Stable for the connection (stdio), the `Mcp-Session-Id` (2025 HTTP), or per request (2026 HTTP). */
+  readonly id: string;
+  readonly front: FrontKind;
+  readonly era: Era | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly clientInfo: JsonObject | undefined;
+  readonly clientCapabilities: JsonObject | undefined;
+  /** The authenticated principal (HTTP with a bearer token). */
+  readonly principal: string | undefined;
+}
+
+/** A session of which nothing is known yet. */
+export function emptySession(id: string, front: FrontKind): SessionInfo {
+  return {
+    id,
+    front,
+    era: undefined,
+    protocolVersion: undefined,
+    clientInfo: undefined,
+    clientCapabilities: undefined,
+    principal: undefined,
+  };
+}

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { DownstreamError } from '../../src/mcp/errors.js';
+import type { JsonObject } from '../../src/mcp/json-rpc.js';
+import { RawLane } from '../../src/mcp/raw-lane.js';
+import type { Wire } from '../helpers/wire.js';
+
+/** Captures what the lane writes. */
+function sink() {
+  const sent: JsonObject[] = [];
+  return { sent, sendRaw: (line: string) => void sent.push(JSON.parse(line) as JsonObject) };
+}
+
+describe('RawLane', () => {
+  it('sends with its own id, replacing the client progress token, and matches the answer back', async () => {
+    const out = sink();
+    const lane = new RawLane('s', out);
+    const progress: JsonObject[] = [];
+    const call = lane.request(
+      'tools/call',
+      { name: 't', _meta: { progressToken: 'client-token', other: 1 } },
+      { timeoutMs: 1000, onProgress: (p) => progress.push(p) },
+    );
+    const sent = out.sent[0] as Wire;
+    expect(sent).toMatchObject({
+      jsonrpc: '2.0',
+      method: 'tools/call',
+      params: { name: 't', _meta: { other: 1 } },
+    });
+    expect(sent.id).toMatch(/^hg\d+$/);
+    expect(sent.params._meta.progressToken).toBe(sent.id);
+    expect(
+      lane.accept({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: sent.id, progress: 1, total: 2 },
+      }),
+    ).toBe(true);
+    expect(
+      lane.accept({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 7, progress: 1 },
+      }),
+    ).toBe(false);
+    expect(lane.accept({ jsonrpc: '2.0', id: 3, result: {} })).toBe(false);
+    expect(lane.accept({ jsonrpc: '2.0', id: sent.id, result: { content: [] } })).toBe(true);
+    expect(await call).toEqual({ content: [] });
+    expect(progress).toEqual([{ progress: 1, total: 2 }]);
+    expect(lane.size).toBe(0);
+  });
+
+  it('drops the progress token when no progress is wanted, and adds the 2026 envelope', () => {
+    const out = sink();
+    void new RawLane('s', out).request(
+      'tools/call',
+      { name: 't', _meta: { progressToken: 1 } },
+      { timeoutMs: 1000, envelope: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    );
+    expect((out.sent[0] as Wire).params._meta).toEqual({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    });
+  });
+
+  it('rejects with the server error kept for relaying', async () => {
+    const out = sink();
+    const lane = new RawLane('s', out);
+    const call = lane.request('tools/call', { name: 't' }, { timeoutMs: 1000 });
+    lane.accept({
+      jsonrpc: '2.0',
+      id: (out.sent[0] as Wire).id,
+      error: { code: -32602, message: 'bad args', data: { x: 1 } },
+    });
+    await expect(call).rejects.toMatchObject({
+      rpc: { code: -32602, message: 'bad args', data: { x: 1 } },
+    });
+  });
+
+  it('times out, telling the server to stop', async () => {
+    const out = sink();
+    const call = new RawLane('slow', out).request('tools/call', { name: 't' }, { timeoutMs: 20 });
+    await expect(call).rejects.toMatchObject({
+      code: 'DOWNSTREAM_TIMEOUT',
+      message: 'server "slow" did not answer tools/call within 20 ms',
+    });
+    expect(out.sent[1]).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: (out.sent[0] as Wire).id },
+    });
+  });
+
+  it('restarts the timeout on progress', async () => {
+    const out = sink();
+    const lane = new RawLane('s', out);
+    const call = lane.request(
+      'tools/call',
+      { name: 't' },
+      { timeoutMs: 60, resetTimeoutOnProgress: true, onProgress: () => undefined },
+    );
+    const id = (out.sent[0] as Wire).id;
+    for (let i = 0; i < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      lane.accept({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: id, progress: i },
+      });
+    }
+    lane.accept({ jsonrpc: '2.0', id, result: { ok: true } });
+    expect(await call).toEqual({ ok: true });
+  });
+
+  it('passes a cancellation on and rejects with its reason', async () => {
+    const out = sink();
+    const controller = new AbortController();
+    const call = new RawLane('s', out).request(
+      'tools/call',
+      { name: 't' },
+      { timeoutMs: 1000, signal: controller.signal },
+    );
+    controller.abort(new Error('stop'));
+    await expect(call).rejects.toThrow('stop');
+    expect(out.sent[1]).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: (out.sent[0] as Wire).id, reason: 'cancelled by the client' },
+    });
+  });
+
+  it('fails everything in flight when the connection goes', async () => {
+    const lane = new RawLane('s', sink());
+    const calls = [
+      lane.request('a', {}, { timeoutMs: 1000 }),
+      lane.request('b', {}, { timeoutMs: 1000 }),
+    ];
+    lane.failAll(new DownstreamError('DOWNSTREAM_CRASHED', 's', 'gone'));
+    for (const call of calls)
+      await expect(call).rejects.toMatchObject({ code: 'DOWNSTREAM_CRASHED' });
+  });
+});
