@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerInfer } from './commands/infer.js';
+import { registerLint } from './commands/lint.js';
+import { registerServe } from './commands/serve.js';
+import { registerTools } from './commands/tools.js';
 import { EXIT, exitCodeFor, messageFor } from './exit.js';
 import { VERSION } from './version.js';
 
@@ -12,6 +15,9 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   registerInfer(program);
+  registerLint(program);
+  registerServe(program);
+  registerTools(program);
   return program;
 }
 

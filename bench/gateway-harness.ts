@@ -1,0 +1,121 @@
+/**
+ * Shared pieces of the gateway benchmarks: finding the repository, writing configs, timing
+ * calls over SDK clients, and robust summaries. Every benchmark interleaves its setups round
+ * by round and reports medians over rounds, so that the drift of a shared machine hits the
+ * baseline and the gateway alike.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/client';
+import * as z from 'zod';
+
+/** The repository root (the benchmarks run from bench/dist/bench). */
+export const ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+export const LOOSE = z.looseObject({});
+
+function findRoot(from: string): string {
+  let dir = from;
+  while (
+    !existsSync(join(dir, 'package.json')) ||
+    !readFileSync(join(dir, 'package.json'), 'utf8').includes('"name": "hintgate"')
+  ) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find the hintgate repository');
+    dir = up;
+  }
+  return dir;
+}
+
+/** Fails clearly when the CLI has not been built. */
+export function requireBuild(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
+}
+
+/** A fixture server script. */
+export function fixture(name: string): string {
+  return join(ROOT, 'test', 'fixtures', 'servers', `${name}.mjs`);
+}
+
+/** Writes a gateway config with these servers into a fresh directory. */
+export function writeConfig(
+  servers: Record<string, unknown>,
+  rest: Record<string, unknown> = {},
+): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hintgate-bench-'));
+  const path = join(dir, 'hintgate.config.json');
+  writeFileSync(path, JSON.stringify({ mcpServers: servers, dataDir: join(dir, 'data'), ...rest }));
+  return path;
+}
+
+/** Milliseconds of `values` at quantile `q` (0..1). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
+}
+
+/** The median of a list. */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** One tools/call through `client`, with nothing stripped from the result. */
+export function callEcho(client: Client, tool: string, index: number): Promise<unknown> {
+  return client.request(
+    { method: 'tools/call', params: { name: tool, arguments: { text: `x${index}` } } },
+    LOOSE,
+  );
+}
+
+/** Latencies (ms) of `count` sequential calls after `warmup` unmeasured ones. */
+export async function sequential(
+  call: (index: number) => Promise<unknown>,
+  count: number,
+  warmup: number,
+): Promise<number[]> {
+  for (let index = 0; index < warmup; index++) await call(index);
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const started = performance.now();
+    await call(index);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** Calls per second with `inFlight` calls kept in flight until `total` are done. */
+export async function throughput(
+  call: (index: number) => Promise<unknown>,
+  total: number,
+  inFlight: number,
+): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) await call(next++);
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
+/** Resident memory of one process, in MiB (Linux). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kib / 1024;
+}
+
+/** A short description of the machine, printed with the figures. */
+export function machine(): string {
+  const cpus = execFileSync('nproc', { encoding: 'utf8' }).trim();
+  return `node ${process.version}, ${cpus} CPU(s)`;
+}
+
+/** A number for a table. */
+export function fixed(value: number, digits = 0): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : '-';
+}

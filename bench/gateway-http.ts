@@ -1,0 +1,137 @@
+/**
+ * tools/call through the gateway's streamable HTTP front (the gateway reaching the fixture
+ * echo server over stdio) against the same fixture server served directly over streamable
+ * HTTP (the same hono + SDK transport stack), in the same run: latency p50/p99 of
+ * sequential calls and throughput with 32 calls in flight, for a 2025 client (session) and
+ * a 2026 client (stateless); and, for comparison, the gateway with every request through the
+ * SDK (`--no-fast-path`).
+ *
+ *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-http.js
+ *
+ * Goal: p50 at most 1.15 times direct.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  CLI,
+  LOOSE,
+  callEcho,
+  fixed,
+  fixture,
+  machine,
+  median,
+  quantile,
+  requireBuild,
+  sequential,
+  throughput,
+  writeConfig,
+} from './gateway-harness.js';
+
+const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
+const CALLS = Number(process.env['CALLS'] ?? 800);
+const WARMUP = 200;
+const BURST = 2000;
+
+/** Starts a process and resolves with the URL it reports (stdout JSON or the gateway's stderr line). */
+function startServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    const seen = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const gateway = /listening on (http:\/\/\S+)/.exec(text);
+      if (gateway?.[1] !== undefined) resolve({ child, url: gateway[1] });
+      const direct = /\{"port":(\d+)\}/.exec(text);
+      if (direct?.[1] !== undefined) resolve({ child, url: `http://127.0.0.1:${direct[1]}/mcp` });
+    };
+    child.stdout?.on('data', seen);
+    child.stderr?.on('data', seen);
+    child.once('exit', () => reject(new Error(`server exited: ${text}`)));
+  });
+}
+
+interface Setup {
+  readonly label: string;
+  readonly tool: string;
+  readonly client: Client;
+  readonly child: ChildProcess;
+  readonly p50: number[];
+  readonly p99: number[];
+  readonly rate: number[];
+}
+
+async function open(label: string, auto: boolean, args: string[], tool: string): Promise<Setup> {
+  const { child, url } = await startServer(args);
+  const client = new Client(
+    { name: 'bench', version: '1' },
+    auto ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.request({ method: 'tools/list', params: {} }, LOOSE);
+  return { label, tool, client, child, p50: [], p99: [], rate: [] };
+}
+
+async function runEra(era: 'legacy' | 'modern'): Promise<void> {
+  const auto = era === 'modern';
+  const config = writeConfig({
+    echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
+  });
+  const setups = [
+    await open('direct HTTP', auto, [fixture('echo'), '--http', '0'], 'echo'),
+    await open(
+      'gateway HTTP',
+      auto,
+      [CLI, 'serve', '--config', config, '--http', '127.0.0.1:0', '--no-auth'],
+      'echo_echo',
+    ),
+    await open(
+      'gateway, SDK path',
+      auto,
+      [CLI, 'serve', '--no-fast-path', '--config', config, '--http', '127.0.0.1:0', '--no-auth'],
+      'echo_echo',
+    ),
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const setup of setups) {
+      const call = (index: number) => callEcho(setup.client, setup.tool, index);
+      const times = await sequential(call, CALLS, WARMUP);
+      setup.p50.push(quantile(times, 0.5));
+      setup.p99.push(quantile(times, 0.99));
+      setup.rate.push(await throughput(call, BURST, 32));
+    }
+  }
+  const [direct] = setups;
+  if (direct === undefined) return;
+  if (process.env['VERBOSE'] === '1') {
+    for (const setup of setups)
+      console.log(setup.label, setup.p50.map((value) => fixed(value * 1000)).join(' '));
+  }
+  console.log(
+    `\n${era === 'legacy' ? '2025-11-25 client (session)' : '2026-07-28 client (stateless)'}`,
+  );
+  console.log(
+    'setup                 p50 µs   p99 µs   calls/s (32 in flight)   p50 ratio   throughput ratio',
+  );
+  for (const setup of setups) {
+    const p50 = median(setup.p50);
+    const rate = median(setup.rate);
+    console.log(
+      `${setup.label.padEnd(20)} ${fixed(p50 * 1000).padStart(7)} ${fixed(median(setup.p99) * 1000).padStart(8)} ${fixed(rate).padStart(12)}             ${fixed(p50 / median(direct.p50), 2).padStart(9)} ${fixed(rate / median(direct.rate), 2).padStart(18)}`,
+    );
+  }
+  for (const setup of setups) {
+    await setup.client.close();
+    setup.child.kill('SIGTERM');
+  }
+}
+
+// The SDK's HTTP client adds a listener per request to a shared signal in 2026 mode and warns
+// about it at 32 in flight; the warning is noise here.
+process.removeAllListeners('warning');
+requireBuild();
+console.log(
+  `gateway HTTP front vs the server over HTTP directly: ${machine()}, ${ROUNDS} rounds x ${CALLS} sequential calls + ${BURST} calls with 32 in flight, medians over rounds`,
+);
+await runEra('legacy');
+await runEra('modern');

@@ -1,0 +1,168 @@
+/**
+ * Gateway cold start and memory, and a slow server at start:
+ *
+ * - cold start: from spawning `hintgate serve` in front of 10 servers (100 tools each) to the
+ *   first tools/list holding all 1,000 tools, against connecting to the same 10 servers
+ *   directly (10 clients at once) until each has listed its tools;
+ * - memory: the gateway's resident set after start, and after 5,000 calls, beside one of its
+ *   servers' (a node process running the SDK) for scale;
+ * - a slow server: 10 quick servers and one that takes 5 s to start; how soon a client can
+ *   list the quick servers' tools, and when the slow one's join.
+ *
+ *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-start.js
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  CLI,
+  LOOSE,
+  callEcho,
+  fixed,
+  fixture,
+  machine,
+  median,
+  requireBuild,
+  rssMiB,
+  writeConfig,
+} from './gateway-harness.js';
+
+const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
+
+const serverArgs = (index: number) => [
+  fixture('generator'),
+  '--tools',
+  '100',
+  '--offset',
+  String(index * 100),
+];
+const servers = Object.fromEntries(
+  Array.from({ length: 10 }, (_, index) => [
+    `s${index}`,
+    { command: process.execPath, args: serverArgs(index), era: 'legacy' },
+  ]),
+);
+
+async function listCount(client: Client): Promise<number> {
+  return (
+    (await client.request({ method: 'tools/list', params: {} }, LOOSE)) as { tools: unknown[] }
+  ).tools.length;
+}
+
+async function gatewayColdStart(config: string): Promise<number> {
+  const started = performance.now();
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--config', config],
+      stderr: 'ignore',
+    }),
+  );
+  while ((await listCount(client)) < 1000) await new Promise((resolve) => setTimeout(resolve, 5));
+  const elapsed = performance.now() - started;
+  await client.close();
+  return elapsed;
+}
+
+async function directColdStart(): Promise<number> {
+  const started = performance.now();
+  const clients = await Promise.all(
+    Array.from({ length: 10 }, async (_, index) => {
+      const client = new Client({ name: 'bench', version: '1' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: serverArgs(index),
+          stderr: 'ignore',
+        }),
+      );
+      await listCount(client);
+      return client;
+    }),
+  );
+  const elapsed = performance.now() - started;
+  await Promise.all(clients.map((client) => client.close()));
+  return elapsed;
+}
+
+async function memory(config: string): Promise<void> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--config', config],
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  while ((await listCount(client)) < 1000) await new Promise((resolve) => setTimeout(resolve, 5));
+  const pid = transport.pid as number;
+  const idle = rssMiB(pid);
+  for (let index = 0; index < 5000; index++)
+    await callEcho(client, `s${index % 10}_t_get_user_${(index % 10) * 100}`, index);
+  const busy = rssMiB(pid);
+  const direct = new StdioClientTransport({
+    command: process.execPath,
+    args: serverArgs(0),
+    stderr: 'ignore',
+  });
+  const single = new Client({ name: 'bench', version: '1' });
+  await single.connect(direct);
+  await listCount(single);
+  const serverRss = rssMiB(direct.pid as number);
+  console.log(
+    `\nmemory: gateway ${fixed(idle)} MiB after start (10 servers, 1,000 tools), ${fixed(busy)} MiB after 5,000 calls; one of its servers alone: ${fixed(serverRss)} MiB`,
+  );
+  await single.close();
+  await client.close();
+}
+
+async function slowServer(): Promise<void> {
+  // Lists answer at once (no startup wait): the client polls, as one would after list_changed.
+  const config = writeConfig(
+    {
+      ...servers,
+      slow: {
+        command: process.execPath,
+        args: [fixture('generator'), '--tools', '100', '--prefix', 'z', '--delay-start', '5000'],
+        era: 'legacy',
+      },
+    },
+    { gateway: { startupWaitMs: 0 } },
+  );
+  const started = performance.now();
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--config', config],
+      stderr: 'ignore',
+    }),
+  );
+  let quickAt: number | undefined;
+  let count = 0;
+  while (count < 1100) {
+    count = await listCount(client);
+    if (count >= 1000 && quickAt === undefined) quickAt = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const allAt = performance.now() - started;
+  console.log(
+    `\nslow server (starts in 5 s): the 10 quick servers' 1,000 tools were listed ${fixed(quickAt ?? Number.NaN)} ms after the gateway was spawned; ` +
+      `the slow server's 100 joined at ${fixed(allAt)} ms`,
+  );
+  await client.close();
+}
+
+requireBuild();
+console.log(`gateway start and memory: ${machine()}, ${ROUNDS} rounds, medians`);
+const config = writeConfig(servers);
+const gateway: number[] = [];
+const direct: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  direct.push(await directColdStart());
+  gateway.push(await gatewayColdStart(config));
+}
+console.log(
+  `\ncold start to 1,000 tools listed: gateway ${fixed(median(gateway))} ms, 10 direct connections ${fixed(median(direct))} ms, ratio ${fixed(median(gateway) / median(direct), 2)}`,
+);
+await memory(config);
+await slowServer();

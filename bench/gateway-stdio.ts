@@ -1,0 +1,123 @@
+/**
+ * tools/call through the gateway's stdio front against the same fixture echo server called
+ * directly over stdio, in the same run: latency p50/p99 of sequential calls and throughput
+ * with 32 calls in flight, for a 2025 client (legacy handshake) and a 2026 client
+ * (negotiated), with the fast path and, for comparison, with every request through the SDK
+ * (`--no-fast-path`). Latency is measured twice: with a loose `request()` (the leanest client
+ * path, so the gateway's share is largest) and with the SDK's typed `callTool()`.
+ *
+ *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-stdio.js
+ *
+ * Goals: p50 at most 1.5 times direct, throughput at least 0.6 of direct.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  CLI,
+  callEcho,
+  fixed,
+  fixture,
+  machine,
+  median,
+  quantile,
+  requireBuild,
+  sequential,
+  throughput,
+  writeConfig,
+} from './gateway-harness.js';
+
+const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
+const CALLS = Number(process.env['CALLS'] ?? 1500);
+const WARMUP = 300;
+const BURST = 4000;
+
+interface Setup {
+  readonly label: string;
+  readonly tool: string;
+  readonly client: Client;
+  readonly p50: number[];
+  readonly p99: number[];
+  /** p50 with the SDK's typed `callTool()`, what most clients use. */
+  readonly typed: number[];
+  readonly rate: number[];
+}
+
+async function open(label: string, auto: boolean, args: string[], tool: string): Promise<Setup> {
+  const client = new Client(
+    { name: 'bench', version: '1' },
+    auto ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }),
+  );
+  await client.request(
+    { method: 'tools/list', params: {} },
+    (await import('./gateway-harness.js')).LOOSE,
+  );
+  return { label, tool, client, p50: [], p99: [], typed: [], rate: [] };
+}
+
+async function runEra(era: 'legacy' | 'modern'): Promise<void> {
+  const auto = era === 'modern';
+  const config = writeConfig({
+    echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
+  });
+  const setups = [
+    await open('direct', auto, [fixture('echo')], 'echo'),
+    await open('gateway', auto, [CLI, 'serve', '--config', config], 'echo_echo'),
+    await open(
+      'gateway, SDK path',
+      auto,
+      [CLI, 'serve', '--no-fast-path', '--config', config],
+      'echo_echo',
+    ),
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const setup of setups) {
+      const call = (index: number) => callEcho(setup.client, setup.tool, index);
+      const times = await sequential(call, CALLS, WARMUP);
+      setup.p50.push(quantile(times, 0.5));
+      setup.p99.push(quantile(times, 0.99));
+      const typed = await sequential(
+        (index) => setup.client.callTool({ name: setup.tool, arguments: { text: `t${index}` } }),
+        CALLS,
+        WARMUP,
+      );
+      setup.typed.push(quantile(typed, 0.5));
+      setup.rate.push(await throughput(call, BURST, 32));
+    }
+  }
+  const [direct] = setups;
+  if (direct === undefined) return;
+  console.log(
+    `\n${era === 'legacy' ? '2025-11-25 client (initialize)' : '2026-07-28 client (negotiated)'}`,
+  );
+  console.log('                      request()                         callTool()');
+  console.log(
+    'setup                 p50 µs   p99 µs   p50 ratio       p50 µs   p50 ratio     calls/s (32 in flight)   throughput ratio',
+  );
+  for (const setup of setups) {
+    const p50 = median(setup.p50);
+    const typed = median(setup.typed);
+    const rate = median(setup.rate);
+    const cells = [
+      setup.label.padEnd(20),
+      fixed(p50 * 1000).padStart(7),
+      fixed(median(setup.p99) * 1000).padStart(8),
+      fixed(p50 / median(direct.p50), 2).padStart(11),
+      fixed(typed * 1000).padStart(12),
+      fixed(typed / median(direct.typed), 2).padStart(11),
+      fixed(rate).padStart(17),
+      fixed(rate / median(direct.rate), 2).padStart(25),
+    ];
+    console.log(cells.join(' '));
+  }
+  for (const setup of setups) await setup.client.close();
+}
+
+requireBuild();
+console.log(
+  `gateway stdio front vs direct stdio: ${machine()}, ${ROUNDS} rounds x ${CALLS} sequential calls + ${BURST} calls with 32 in flight, medians over rounds`,
+);
+await runEra('legacy');
+await runEra('modern');

@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { ServeOptions } from '../run-serve.js';
+
+/** `hintgate serve`: the gateway, over stdio and/or streamable HTTP. */
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'Run the gateway: every configured MCP server behind one MCP server, over stdio and/or streamable HTTP',
+    )
+    .option(
+      '-c, --config <file>',
+      'config file (default: hintgate.config.json, .yaml or .yml in the working directory)',
+    )
+    .option('--stdio', 'serve on stdin/stdout (the default when --http is not given)')
+    .option(
+      '--http <host:port>',
+      'serve streamable HTTP at http://host:port/mcp (port 0 picks a free port)',
+    )
+    .option('--no-auth', 'accept HTTP clients without a bearer token (only on a loopback address)')
+    .option(
+      '--token <token>',
+      'the bearer token HTTP clients must send (default: $HINTGATE_TOKEN, or http.token in config)',
+    )
+    .option('--no-fast-path', 'answer every request through the SDK (slower; for comparison)')
+    .action(async (options: ServeOptions) => {
+      // Loaded on use: other commands start without the gateway and the SDKs.
+      const { runServe } = await import('../run-serve.js');
+      await runServe(options);
+    });
+}

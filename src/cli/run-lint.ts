@@ -1,0 +1,246 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerConfig } from '../config/schema.js';
+import { serverSchema } from '../config/schema.js';
+import { detectConflicts } from '../core/annotations/conflicts.js';
+import type { AnnotationConflict, ToolAnnotations, Trust } from '../core/annotations/types.js';
+import { HINT_FIELDS } from '../core/annotations/types.js';
+import type { Finding } from '../core/annotations/validate.js';
+import { validateAnnotations } from '../core/annotations/validate.js';
+import { HintgateError } from '../core/errors.js';
+import { inferAnnotations } from '../core/inference/infer.js';
+import { serverLogFile } from '../mcp/downstream-connect.js';
+import { Downstream } from '../mcp/downstream.js';
+import { DownstreamError } from '../mcp/errors.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
+import { splitCommandLine } from './command-line.js';
+import { loadCliConfig } from './config-file.js';
+import { EXIT } from './exit.js';
+import { writeOut } from './io.js';
+import { formatJson } from './output.js';
+import { VERSION } from './version.js';
+
+/** Options of `hintgate lint`. */
+export interface LintOptions {
+  readonly stdio?: string;
+  readonly url?: string;
+  readonly config?: string;
+  readonly server?: string;
+  readonly json?: boolean;
+  readonly timeout: string;
+}
+
+/** What lint found for one tool. */
+export interface ToolLint {
+  readonly name: string;
+  readonly declared: ToolAnnotations | null;
+  readonly inferred: ToolAnnotations;
+  readonly reasons: Readonly<Record<string, string>>;
+  /** Hints the server did not declare. */
+  readonly missing: readonly string[];
+  readonly errors: readonly Finding[];
+  readonly warnings: readonly Finding[];
+  readonly conflicts: readonly AnnotationConflict[];
+}
+
+/** Lints one server's tools and prints the findings; exit code 1 when there are errors or conflicts. */
+export async function runLint(options: LintOptions): Promise<void> {
+  const timeoutMs = Number(options.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw new HintgateError(
+      'INPUT_INVALID',
+      `--timeout: expected a positive number of milliseconds, got "${options.timeout}"`,
+    );
+  }
+  const target = await lintTarget(options, timeoutMs);
+  const tools = await listTools(target, timeoutMs);
+  const results = tools.map((tool) => lintTool(tool, target.trust));
+  const errors = results.reduce((sum, result) => sum + result.errors.length, 0);
+  const conflicts = results.reduce((sum, result) => sum + result.conflicts.length, 0);
+  if (options.json === true) {
+    await writeOut(
+      formatJson({ server: target.name, tools: results, summary: summaryOf(results) }),
+    );
+  } else {
+    await writeOut(`${results.map(formatTool).join('\n')}\n${summaryLine(results)}\n`);
+  }
+  if (errors > 0 || conflicts > 0) process.exitCode = EXIT.findings;
+}
+
+interface LintTarget {
+  readonly name: string;
+  readonly config: ServerConfig;
+  readonly trust: Trust;
+  readonly logDir: string | undefined;
+}
+
+async function lintTarget(options: LintOptions, timeoutMs: number): Promise<LintTarget> {
+  const given = [options.stdio, options.url, options.config].filter(
+    (value) => value !== undefined,
+  ).length;
+  if (given !== 1)
+    throw new HintgateError(
+      'INPUT_INVALID',
+      'give exactly one of --stdio "<command>", --url <url>, or --config <file> --server <name>',
+    );
+  const timeouts = {
+    connectMs: timeoutMs,
+    requestMs: timeoutMs,
+    callMs: timeoutMs,
+    probeMs: Math.min(2000, timeoutMs),
+    closeGraceMs: 1000,
+  };
+  if (options.config !== undefined) {
+    if (options.server === undefined)
+      throw new HintgateError('INPUT_INVALID', '--config needs --server <name>');
+    const loaded = await loadCliConfig(options.config);
+    const server = loaded.config.mcpServers[options.server];
+    if (server === undefined) {
+      const known = Object.keys(loaded.config.mcpServers).join(', ') || 'none';
+      throw new HintgateError(
+        'INPUT_INVALID',
+        `no server "${options.server}" in ${loaded.file} (servers: ${known})`,
+      );
+    }
+    return {
+      name: options.server,
+      config: { ...server, timeouts: { ...server.timeouts, ...timeouts } },
+      trust: server.trust,
+      logDir: join(loaded.dataDir, 'logs'),
+    };
+  }
+  if (options.stdio !== undefined) {
+    const [command, ...args] = splitCommandLine(options.stdio);
+    if (command === undefined)
+      throw new HintgateError('INPUT_INVALID', '--stdio: expected a command');
+    return {
+      name: 'server',
+      config: serverSchema.parse({ command, args, timeouts }),
+      trust: 'untrusted',
+      logDir: undefined,
+    };
+  }
+  const parsed = serverSchema.safeParse({ url: options.url, timeouts });
+  if (!parsed.success)
+    throw new HintgateError(
+      'INPUT_INVALID',
+      `--url: expected an http:// or https:// URL, got "${String(options.url)}"`,
+    );
+  return { name: 'server', config: parsed.data, trust: 'untrusted', logDir: undefined };
+}
+
+async function listTools(target: LintTarget, timeoutMs: number): Promise<readonly JsonObject[]> {
+  const temporary =
+    target.logDir === undefined ? await mkdtemp(join(tmpdir(), 'hintgate-lint-')) : undefined;
+  const logDir = temporary ?? target.logDir ?? tmpdir();
+  const server = new Downstream({
+    name: target.name,
+    config: target.config,
+    identity: { name: 'hintgate-lint', version: VERSION },
+    logDir,
+    reconnect: false,
+    baseEnv: process.env,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // The connect timeout bounds everything; this is a last guard against a hang.
+    const guard = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs * 2 + 5000);
+    });
+    await Promise.race([server.start(), guard]);
+    const status = server.status;
+    if (status.state !== 'up') {
+      const reason =
+        status.state === 'down' ? status.reason : `still ${status.state} after ${timeoutMs} ms`;
+      const code = status.state === 'down' ? status.code : 'DOWNSTREAM_TIMEOUT';
+      const log =
+        target.config.command !== undefined && temporary === undefined
+          ? ` (its stderr: ${serverLogFile(logDir, target.name)})`
+          : '';
+      throw new DownstreamError(
+        code,
+        target.name,
+        `could not list the tools of ${describeTarget(target)}: ${reason}${log}`,
+      );
+    }
+    return server.snapshot.tools;
+  } finally {
+    clearTimeout(timer);
+    await server.close();
+    if (temporary !== undefined) await rm(temporary, { recursive: true, force: true });
+  }
+}
+
+function describeTarget(target: LintTarget): string {
+  const { command, args, url } = target.config;
+  return command !== undefined ? `"${[command, ...args].join(' ')}"` : String(url);
+}
+
+/** Lints one listed tool. */
+export function lintTool(tool: JsonObject, trust: Trust): ToolLint {
+  const name = typeof tool['name'] === 'string' ? tool['name'] : '(unnamed)';
+  const declared = isJsonObject(tool['annotations'])
+    ? (tool['annotations'] as ToolAnnotations)
+    : undefined;
+  const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
+  const inference = inferAnnotations({ name, description, inputSchema: tool['inputSchema'] });
+  const { errors, warnings } = validateAnnotations(declared ?? {});
+  const reasons: Record<string, string> = {};
+  for (const [field, reason] of Object.entries(inference.reasons))
+    if (reason !== undefined) reasons[field] = reason.text;
+  return {
+    name,
+    declared: declared ?? null,
+    inferred: inference.annotations,
+    reasons,
+    // On a tool declared read-only, destructive and idempotent have no meaning: not missing.
+    missing: HINT_FIELDS.filter(
+      (field) =>
+        typeof declared?.[field] !== 'boolean' &&
+        !(
+          declared?.readOnlyHint === true &&
+          (field === 'destructiveHint' || field === 'idempotentHint')
+        ),
+    ),
+    errors,
+    warnings,
+    conflicts: detectConflicts({ declared, inference, trust }),
+  };
+}
+
+function formatTool(result: ToolLint): string {
+  const pairs = (annotations: ToolAnnotations | null): string =>
+    annotations === null || Object.keys(annotations).length === 0
+      ? '(none)'
+      : Object.entries(annotations)
+          .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+          .join(' ');
+  const lines = [
+    result.name,
+    `  declared:  ${pairs(result.declared)}`,
+    `  inferred:  ${pairs(result.inferred)}`,
+  ];
+  if (result.missing.length > 0) lines.push(`  missing:   ${result.missing.join(', ')}`);
+  for (const error of result.errors) lines.push(`  error:     ${error.message}`);
+  for (const warning of result.warnings) lines.push(`  warning:   ${warning.message}`);
+  for (const conflict of result.conflicts) lines.push(`  conflict:  ${conflict.reason}`);
+  return lines.join('\n');
+}
+
+function summaryOf(results: readonly ToolLint[]) {
+  return {
+    tools: results.length,
+    complete: results.filter((result) => result.missing.length === 0).length,
+    missingHints: results.filter((result) => result.missing.length > 0).length,
+    errors: results.reduce((sum, result) => sum + result.errors.length, 0),
+    warnings: results.reduce((sum, result) => sum + result.warnings.length, 0),
+    conflicts: results.reduce((sum, result) => sum + result.conflicts.length, 0),
+  };
+}
+
+function summaryLine(results: readonly ToolLint[]): string {
+  const s = summaryOf(results);
+  return `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s)`;
+}

@@ -1,0 +1,183 @@
+import { flattenToolNames } from '../core/refs/names.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import type { CatalogEntry, ServerAnnotationSettings, ToolRecord } from './catalog-entry.js';
+import { toCatalogEntry, toToolRecord } from './catalog-entry.js';
+
+/** What changed in the catalog after one update. */
+export interface CatalogChange {
+  /** The tools clients see changed (names, definitions or annotations). */
+  readonly changed: boolean;
+}
+
+/**
+ * Every tool of every server that is up, with O(1) lookups by flattened name, namespaced
+ * name and refId. Updated one server at a time: only that server's tools are read again
+ * (inference, merge, conflicts); flattened names are recomputed over the whole set (a new
+ * tool can collide with another server's) and entries whose name did not change are kept
+ * as they were. Entries are never mutated; an update replaces them.
+ */
+export class Catalog {
+  private readonly records = new Map<string, readonly ToolRecord[]>();
+  private readonly fingerprints = new Map<string, Map<string, ToolRecord>>();
+  private readonly entriesByServer = new Map<string, readonly CatalogEntry[]>();
+  private readonly byFlattened = new Map<string, CatalogEntry>();
+  private readonly byNamespaced = new Map<string, CatalogEntry>();
+  private readonly byRef = new Map<string, CatalogEntry>();
+  /** Flattened and namespaced names of tools whose server went down, to explain failed calls. */
+  private readonly departed = new Map<string, string>();
+  private ordered: readonly CatalogEntry[] = [];
+  private listed: readonly JsonObject[] | undefined;
+  private versionValue = 0;
+
+  /** Increases with every change clients can see. */
+  get version(): number {
+    return this.versionValue;
+  }
+
+  /** Number of tools. */
+  get size(): number {
+    return this.byFlattened.size;
+  }
+
+  /** Replaces one server's tools with what it listed. */
+  setServer(
+    server: string,
+    tools: readonly JsonObject[],
+    settings: ServerAnnotationSettings,
+  ): CatalogChange {
+    const seen = new Set<string>();
+    const records: ToolRecord[] = [];
+    const known = this.fingerprints.get(server);
+    const fingerprints = new Map<string, ToolRecord>();
+    for (const tool of tools) {
+      // A tool listed again unchanged keeps its record: no inference, no change for clients.
+      const fingerprint = JSON.stringify(tool);
+      const record = known?.get(fingerprint) ?? toToolRecord(server, tool, settings);
+      // A server listing one name twice: the first definition is the tool.
+      if (record === undefined || seen.has(record.name)) continue;
+      seen.add(record.name);
+      records.push(record);
+      fingerprints.set(fingerprint, record);
+    }
+    this.fingerprints.set(server, fingerprints);
+    for (const [name, owner] of this.departed) if (owner === server) this.departed.delete(name);
+    this.records.set(server, records);
+    return this.rebuild(server);
+  }
+
+  /**
+   * Removes a server's tools. With `remember`, their names are kept so that a call to one
+   * of them is answered "server down" rather than "unknown tool".
+   */
+  removeServer(server: string, { remember = false }: { remember?: boolean } = {}): CatalogChange {
+    const entries = this.entriesByServer.get(server) ?? [];
+    if (remember) {
+      for (const entry of entries) {
+        this.departed.set(entry.flattenedName, server);
+        this.departed.set(entry.namespacedName, server);
+      }
+    }
+    if (!this.records.has(server)) return { changed: false };
+    this.records.delete(server);
+    this.fingerprints.delete(server);
+    return this.rebuild(server);
+  }
+
+  /** The tool clients call `name` (flattened name, or namespaced `server.name`). */
+  resolve(name: string): CatalogEntry | undefined {
+    return this.byFlattened.get(name) ?? this.byNamespaced.get(name);
+  }
+
+  /** The tool with this flattened name. */
+  getByFlattenedName(name: string): CatalogEntry | undefined {
+    return this.byFlattened.get(name);
+  }
+
+  /** The tool with this namespaced name (`server.name`). */
+  getByNamespacedName(name: string): CatalogEntry | undefined {
+    return this.byNamespaced.get(name);
+  }
+
+  /** The tool with this refId. */
+  getByRefId(id: string): CatalogEntry | undefined {
+    return this.byRef.get(id);
+  }
+
+  /** The server a tool of this name belonged to before that server went down. */
+  departedServerOf(name: string): string | undefined {
+    return this.departed.get(name);
+  }
+
+  /** Every tool, by server name then in each server's own order. */
+  entries(): readonly CatalogEntry[] {
+    return this.ordered;
+  }
+
+  /** One server's tools. */
+  entriesOf(server: string): readonly CatalogEntry[] {
+    return this.entriesByServer.get(server) ?? [];
+  }
+
+  /** The tools as the front's tools/list returns them (built once per change). */
+  listedTools(): readonly JsonObject[] {
+    this.listed ??= this.ordered.map((entry) => entry.listed);
+    return this.listed;
+  }
+
+  private rebuild(updatedServer: string): CatalogChange {
+    const servers = [...this.records.keys()].sort();
+    const names = flattenToolNames(servers.flatMap((server) => this.records.get(server) ?? []));
+    const removed: CatalogEntry[] = [];
+    const added: CatalogEntry[] = [];
+    const ordered: CatalogEntry[] = [];
+    for (const server of servers) {
+      const records = this.records.get(server) ?? [];
+      const previous = this.entriesByServer.get(server) ?? [];
+      const byRecord = new Map(
+        previous.map((entry) => [entry.refId + entry.namespacedName, entry]),
+      );
+      const entries: CatalogEntry[] = [];
+      for (const record of records) {
+        const flattened = names.get(record.namespacedName) ?? record.namespacedName;
+        const old = byRecord.get(record.refId + record.namespacedName);
+        const keep =
+          old !== undefined && old.flattenedName === flattened && old.tool === record.tool;
+        const entry = keep ? old : toCatalogEntry(record, flattened);
+        if (!keep) added.push(entry);
+        entries.push(entry);
+      }
+      if (
+        server === updatedServer ||
+        entries.some((entry, index) => entry !== previous[index]) ||
+        entries.length !== previous.length
+      ) {
+        const current = new Set(entries);
+        for (const entry of previous) if (!current.has(entry)) removed.push(entry);
+      }
+      this.entriesByServer.set(server, entries);
+      ordered.push(...entries);
+    }
+    if (!this.records.has(updatedServer)) {
+      removed.push(...(this.entriesByServer.get(updatedServer) ?? []));
+      this.entriesByServer.delete(updatedServer);
+    }
+    if (removed.length === 0 && added.length === 0) return { changed: false };
+    // Deletions first: a name freed by one entry may be taken by another in the same update.
+    for (const entry of removed) {
+      if (this.byFlattened.get(entry.flattenedName) === entry)
+        this.byFlattened.delete(entry.flattenedName);
+      if (this.byNamespaced.get(entry.namespacedName) === entry)
+        this.byNamespaced.delete(entry.namespacedName);
+      if (this.byRef.get(entry.refId) === entry) this.byRef.delete(entry.refId);
+    }
+    for (const entry of added) {
+      this.byFlattened.set(entry.flattenedName, entry);
+      this.byNamespaced.set(entry.namespacedName, entry);
+      this.byRef.set(entry.refId, entry);
+    }
+    this.ordered = ordered;
+    this.listed = undefined;
+    this.versionValue++;
+    return { changed: true };
+  }
+}

@@ -1,0 +1,103 @@
+import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
+import { HintgateError } from '../../core/errors.js';
+import type { DownstreamCallOptions, ServerRequestRelay } from '../../mcp/downstream.js';
+import type { JsonObject } from '../../mcp/json-rpc.js';
+import type { SessionInfo } from '../../mcp/session.js';
+import type { CatalogEntry } from '../catalog-entry.js';
+
+/**
+ * A tools/call result as it travels back: every field the server sent is kept. A 2026
+ * `input_required` result keeps its `resultType`.
+ */
+export interface CallToolResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+  resultType?: unknown;
+  _meta?: unknown;
+  [key: string]: unknown;
+}
+
+/** Where a call can be sent: one downstream server connection (a replica, later). */
+export interface CallTarget {
+  readonly name: string;
+  callTool(params: JsonObject, options: DownstreamCallOptions): Promise<JsonObject>;
+}
+
+/** What happened to a call, filled in by the steps as it goes (read by a later audit step). */
+export interface CallTrace {
+  readonly startedAt: number;
+  /** The name the client called. */
+  readonly requested: string;
+  server?: string;
+  tool?: string;
+  refId?: string;
+  /** Which step ended the call without forwarding it, if one did. */
+  stoppedBy?: string;
+  outcome?: 'ok' | 'tool-error' | 'input-required' | 'error' | 'cancelled';
+  error?: string;
+  durationMs?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * One tools/call on its way through the pipeline: the request and session, the client's
+ * cancellation signal and progress channel, what the steps decided (the catalog entry, the
+ * effective annotations, the chosen downstream) and the trace.
+ */
+export interface CallContext {
+  /** The params as the client sent them; `name` is the client's name for the tool. */
+  readonly params: JsonObject;
+  readonly name: string;
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+  readonly progress: ((progress: JsonObject) => void) | undefined;
+  readonly relay: ServerRequestRelay | undefined;
+  readonly trace: CallTrace;
+  /** Set by `resolve`. */
+  entry: CatalogEntry | undefined;
+  /** Set by `annotate`: the annotations that hold for this call. */
+  annotations: EffectiveAnnotations | undefined;
+  /** The downstream connection to use; `forward` picks the tool's server when unset. */
+  target: CallTarget | undefined;
+}
+
+/** What a front hands the pipeline for one call. */
+export interface CallInput {
+  readonly params: JsonObject;
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+  readonly progress: ((progress: JsonObject) => void) | undefined;
+  readonly relay: ServerRequestRelay | undefined;
+}
+
+/** A fresh context for one call. */
+export function createCallContext(input: CallInput, now: number): CallContext {
+  const name = typeof input.params['name'] === 'string' ? input.params['name'] : '';
+  return {
+    params: input.params,
+    name,
+    session: input.session,
+    signal: input.signal,
+    progress: input.progress,
+    relay: input.relay,
+    trace: { startedAt: now, requested: name },
+    entry: undefined,
+    annotations: undefined,
+    target: undefined,
+  };
+}
+
+/** The catalog entry, or a loud failure when a step runs before `resolve`. */
+export function requireEntry(ctx: CallContext): CatalogEntry {
+  if (ctx.entry === undefined)
+    throw new HintgateError('PIPELINE', 'a pipeline step ran before resolve()');
+  return ctx.entry;
+}
+
+/** The effective annotations, or a loud failure when a step runs before `annotate`. */
+export function requireAnnotations(ctx: CallContext): EffectiveAnnotations {
+  if (ctx.annotations === undefined)
+    throw new HintgateError('PIPELINE', 'a pipeline step ran before annotate()');
+  return ctx.annotations;
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { lintTool } from '../../src/cli/run-lint.js';
+import { runCli } from '../helpers/cli.js';
+import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
+import { fixture } from '../helpers/paths.js';
+
+const node = JSON.stringify(process.execPath);
+
+describe('lintTool', () => {
+  it('reports declared, inferred, missing hints, errors and conflicts of one tool', () => {
+    const result = lintTool(
+      {
+        name: 'delete_repo',
+        description: 'Deletes a repository.',
+        annotations: { readOnlyHint: true, destructiveHint: true },
+      },
+      'untrusted',
+    );
+    expect(result.declared).toEqual({ readOnlyHint: true, destructiveHint: true });
+    expect(result.inferred['destructiveHint']).toBe(true);
+    expect(result.missing).toEqual(['openWorldHint']);
+    expect(result.errors.map((error) => error.code)).toEqual(['read-only-and-destructive']);
+    expect(result.conflicts).toEqual([
+      expect.objectContaining({ field: 'readOnlyHint', declared: true }),
+    ]);
+  });
+
+  it('does not ask a read-only tool for hints that have no meaning for it, and trusts a trusted server', () => {
+    const result = lintTool(
+      { name: 'delete_repo', annotations: { readOnlyHint: true, openWorldHint: false } },
+      'trusted',
+    );
+    expect(result.missing).toEqual([]);
+    expect(result.conflicts).toEqual([]);
+  });
+});
+
+describe('hintgate lint', () => {
+  it('lints a stdio server: a block per tool, a summary, exit 1 for a conflict', async () => {
+    const run = await runCli(['lint', '--stdio', `${node} ${fixture('echo')}`]);
+    expect(run.stdout).toMatch(/^delete_all_records\n {2}declared: {2}readOnlyHint=true\n/m);
+    expect(run.stdout).toMatch(/ {2}conflict: {2}declared read-only, but .*"delete"/);
+    expect(run.stdout).toMatch(
+      /^add\n {2}declared: {2}\(none\)\n {2}inferred: .*\n {2}missing: {3}readOnlyHint, destructiveHint, idempotentHint, openWorldHint$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^10 tool\(s\): 1 fully annotated, 9 missing hints, 0 error\(s\), 0 warning\(s\), 1 conflict\(s\)$/m,
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it('prints JSON and exits 0 for a server without errors or conflicts', async () => {
+    const run = await runCli(['lint', '--json', '--stdio', `${node} ${fixture('modern')}`]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.summary).toEqual({
+      tools: 3,
+      complete: 1,
+      missingHints: 2,
+      errors: 0,
+      warnings: 0,
+      conflicts: 0,
+    });
+    expect(report.tools[0]).toMatchObject({
+      name: 'lookup',
+      declared: { readOnlyHint: true, openWorldHint: false, futureHint: 'kept' },
+      missing: [],
+    });
+  });
+
+  it('lints a server from a config, and one over HTTP', async () => {
+    const config = writeConfig(scratchDir(), { gen: fixtureServer('generator', ['--tools', '4']) });
+    const fromConfig = await runCli(['lint', '--config', config, '--server', 'gen', '--json']);
+    expect(JSON.parse(fromConfig.stdout).summary.tools).toBe(4);
+    const { spawn } = await import('node:child_process');
+    const server = spawn(process.execPath, [fixture('echo'), '--http', '0'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const port = await new Promise<number>((resolve) =>
+        server.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port)),
+      );
+      const overHttp = await runCli(['lint', '--json', '--url', `http://127.0.0.1:${port}/mcp`]);
+      expect(JSON.parse(overHttp.stdout).summary.tools).toBe(10);
+    } finally {
+      server.kill();
+    }
+  });
+
+  it.each([
+    [
+      'a server that never answers',
+      `${node} ${fixture('hang')}`,
+      /did not complete the MCP handshake within 1500 ms/,
+    ],
+    [
+      'a server that prints garbage',
+      `${node} ${fixture('garbage')} --mode flood`,
+      /does not speak JSON-RPC on stdout/,
+    ],
+    ['a missing binary', '/no/such/server --stdio', /command not found: "\/no\/such\/server"/],
+    [
+      'a server that exits at once',
+      `${node} -e "process.stderr.write('boom\\n'); process.exit(4)"`,
+      /the process exited \(code 4\); stderr: boom/,
+    ],
+  ])('fails clearly and in time on %s', async (_label, command, message) => {
+    const run = await runCli(['lint', '--timeout', '1500', '--stdio', command]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(message);
+    expect(run.ms).toBeLessThan(10_000);
+  });
+
+  it.each([
+    [[], /give exactly one of/],
+    [['--stdio', 'x', '--url', 'http://127.0.0.1:1/mcp'], /give exactly one of/],
+    [['--config', 'nope.json'], /--config needs --server/],
+    [['--stdio', 'x', '--timeout', 'soon'], /--timeout: expected a positive number/],
+    [['--stdio', '"unterminated'], /unterminated " quote/],
+  ])('rejects usage %j with exit 2', async (args, message) => {
+    const run = await runCli(['lint', ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectStdio, expectNoOrphans, rawCall, rawListTools } from '../helpers/gateway.js';
+import { ROOT } from '../helpers/paths.js';
+import type { ProcessRow } from '../helpers/processes.js';
+import { descendants, waitFor } from '../helpers/processes.js';
+import type { Wire } from '../helpers/wire.js';
+
+// The shipped example config, run as the README says: from the repository root, with the
+// servers installed from npm as dev dependencies (nothing downloaded).
+describe('the example config fronting published npm servers', () => {
+  let client: Client;
+  let spawned: ProcessRow[];
+  let tools: Record<string, Wire>[];
+
+  beforeAll(async () => {
+    const connected = await connectStdio(join(ROOT, 'examples', 'hintgate.config.yaml'), 'v2-auto');
+    client = connected.client;
+    tools = await waitFor(
+      () => rawListTools(client),
+      (list) => list.length >= 38,
+      30_000,
+      200,
+    );
+    spawned = descendants(connected.transport.pid as number);
+  });
+
+  afterAll(async () => {
+    await client.close();
+    expect(await expectNoOrphans(spawned)).toEqual([]);
+  });
+
+  const tool = (name: string) => {
+    const found = tools.find((candidate) => candidate['name'] === name);
+    if (found === undefined) throw new Error(`no ${name}`);
+    return found;
+  };
+
+  it('lists the tools of server-everything, -filesystem and -memory with complete annotations', () => {
+    for (const name of [
+      'everything_echo',
+      'files_read_text_file',
+      'files_write_file',
+      'memory_create_entities',
+      'memory_delete_entities',
+    ]) {
+      const annotations = tool(name)['annotations'];
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+        expect(typeof annotations[hint]).toBe('boolean');
+      }
+    }
+    // Declared by the filesystem server (trusted in the example): passed through.
+    const read = tool('files_read_text_file');
+    expect(read['annotations']['readOnlyHint']).toBe(true);
+    expect(read['_meta']['dev.hintgate/tool'].sources.readOnlyHint).toBe('declared');
+    // The memory server's defaults from config, for what it does not declare itself.
+    const memory = tool('memory_create_entities')['_meta']['dev.hintgate/tool'];
+    expect(memory.extensions).toMatchObject({ tags: ['knowledge-graph'], auditRequired: true });
+    expect(memory.sources).toMatchObject({
+      tags: 'server-default',
+      auditRequired: 'server-default',
+      openWorldHint: 'declared',
+    });
+  });
+
+  it('calls each server through the gateway', async () => {
+    const echo = await rawCall(client, 'everything_echo', { message: 'through hintgate' });
+    expect(JSON.stringify(echo['content'])).toContain('through hintgate');
+    const notes = await rawCall(client, 'files_read_text_file', {
+      path: join(ROOT, 'examples', 'demo', 'notes.txt'),
+    });
+    expect(JSON.stringify(notes['content'])).toContain('coffee beans');
+    const graph = await rawCall(client, 'memory_read_graph');
+    expect(graph['isError']).not.toBe(true);
+  });
+});

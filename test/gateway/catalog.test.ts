@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/gateway/catalog.js';
+import { TOOL_META_KEY } from '../../src/gateway/catalog-entry.js';
+import type { Wire } from '../helpers/wire.js';
+
+const untrusted = { trust: 'untrusted' as const };
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: `${name} tool`,
+  inputSchema: { type: 'object' },
+  ...extra,
+});
+
+describe('Catalog', () => {
+  it('finds a tool by flattened name, namespaced name and refId', () => {
+    const catalog = new Catalog();
+    catalog.setServer('github', [tool('create_issue')], untrusted);
+    const entry = catalog.getByFlattenedName('github_create_issue');
+    expect(entry).toMatchObject({
+      server: 'github',
+      name: 'create_issue',
+      namespacedName: 'github.create_issue',
+    });
+    expect(catalog.getByNamespacedName('github.create_issue')).toBe(entry);
+    expect(catalog.getByRefId(entry?.refId ?? '')).toBe(entry);
+    expect(catalog.resolve('github.create_issue')).toBe(entry);
+    expect(catalog.resolve('nope')).toBeUndefined();
+  });
+
+  it('builds what tools/list shows: effective MCP fields in annotations, extensions and provenance in _meta, nothing dropped', () => {
+    const catalog = new Catalog();
+    catalog.setServer(
+      's',
+      [
+        tool('read_thing', {
+          annotations: { readOnlyHint: true, vendorKey: 'v' },
+          outputSchema: { type: 'object' },
+          icons: [1],
+          _meta: { 'their/key': 2 },
+        }),
+      ],
+      { trust: 'untrusted', defaultAnnotations: { tags: ['team'] } },
+    );
+    const listed = catalog.listedTools()[0] as Wire;
+    expect(listed).toMatchObject({
+      name: 's_read_thing',
+      description: 'read_thing tool',
+      outputSchema: { type: 'object' },
+      icons: [1],
+    });
+    expect(listed.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      vendorKey: 'v',
+    });
+    expect(typeof listed.annotations.openWorldHint).toBe('boolean');
+    expect(listed.annotations.tags).toBeUndefined();
+    expect(listed._meta['their/key']).toBe(2);
+    expect(listed._meta[TOOL_META_KEY]).toMatchObject({
+      server: 's',
+      name: 'read_thing',
+      namespacedName: 's.read_thing',
+      extensions: { tags: ['team'] },
+      sources: { readOnlyHint: 'declared', tags: 'server-default' },
+      conflicts: [],
+    });
+  });
+
+  it('ignores declared hints of the wrong type for the effective values, but keeps them visible', () => {
+    const catalog = new Catalog();
+    catalog.setServer('s', [tool('get_x', { annotations: { readOnlyHint: 'yes' } })], untrusted);
+    const entry = catalog.resolve('s_get_x');
+    expect(entry?.declared).toEqual({ readOnlyHint: 'yes' });
+    expect(typeof entry?.effective.annotations.readOnlyHint).toBe('boolean');
+    expect(entry?.effective.provenance['readOnlyHint']?.source).not.toBe('declared');
+  });
+
+  it('resolves flattened-name collisions between servers deterministically, whatever the order', () => {
+    const one = new Catalog();
+    one.setServer('a', [tool('b_c')], untrusted);
+    one.setServer('a_b', [tool('c')], untrusted);
+    const two = new Catalog();
+    two.setServer('a_b', [tool('c')], untrusted);
+    two.setServer('a', [tool('b_c')], untrusted);
+    const names = (catalog: Catalog) =>
+      catalog.entries().map((entry) => [entry.namespacedName, entry.flattenedName]);
+    expect(names(one)).toEqual(names(two));
+    expect(new Set(one.entries().map((entry) => entry.flattenedName)).size).toBe(2);
+    expect(one.getByFlattenedName('a_b_c')?.namespacedName).toBe('a.b_c');
+  });
+
+  it('updates one server without rebuilding the others, and reports no change when nothing changed', () => {
+    const catalog = new Catalog();
+    catalog.setServer('a', [tool('get_one'), tool('get_two')], untrusted);
+    catalog.setServer('b', [tool('list_things')], untrusted);
+    const before = catalog.getByFlattenedName('b_list_things');
+    const version = catalog.version;
+    expect(catalog.setServer('a', [tool('get_one'), tool('get_two')], untrusted).changed).toBe(
+      false,
+    );
+    expect(catalog.version).toBe(version);
+    expect(catalog.setServer('a', [tool('get_one')], untrusted).changed).toBe(true);
+    expect(catalog.getByFlattenedName('b_list_things')).toBe(before);
+    expect(catalog.resolve('a_get_two')).toBeUndefined();
+    expect(catalog.size).toBe(2);
+    expect(catalog.version).toBe(version + 1);
+  });
+
+  it('remembers the tools of a server that went down, and forgets them when it returns', () => {
+    const catalog = new Catalog();
+    catalog.setServer('a', [tool('get_one')], untrusted);
+    expect(catalog.removeServer('a', { remember: true }).changed).toBe(true);
+    expect(catalog.resolve('a_get_one')).toBeUndefined();
+    expect(catalog.departedServerOf('a_get_one')).toBe('a');
+    expect(catalog.departedServerOf('a.get_one')).toBe('a');
+    catalog.setServer('a', [tool('get_one')], untrusted);
+    expect(catalog.departedServerOf('a_get_one')).toBeUndefined();
+    expect(catalog.listedTools()).toHaveLength(1);
+  });
+
+  it('keeps the first of two tools a server lists under one name, and skips nameless items', () => {
+    const catalog = new Catalog();
+    catalog.setServer(
+      'a',
+      [
+        tool('dup', { description: 'first' }),
+        tool('dup', { description: 'second' }),
+        { description: 'no name' },
+      ],
+      untrusted,
+    );
+    expect(catalog.entries().map((entry) => entry.description)).toEqual(['first']);
+  });
+
+  it('stays fast and correct with ten thousand tools', () => {
+    const catalog = new Catalog();
+    for (let server = 0; server < 10; server++) {
+      catalog.setServer(
+        `s${server}`,
+        Array.from({ length: 1000 }, (_, index) => tool(`get_item_${index}`)),
+        untrusted,
+      );
+    }
+    expect(catalog.size).toBe(10_000);
+    expect(catalog.resolve('s7_get_item_999')?.server).toBe('s7');
+    catalog.setServer('s3', [tool('only_one')], untrusted);
+    expect(catalog.size).toBe(9001);
+    expect(catalog.resolve('s3_get_item_1')).toBeUndefined();
+    expect(catalog.resolve('s4_get_item_1')?.server).toBe('s4');
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it, vi } from 'vitest';
+import { annotate } from '../../../src/gateway/pipeline/annotate.js';
+import { requireAnnotations, requireEntry } from '../../../src/gateway/pipeline/context.js';
+import { resolve } from '../../../src/gateway/pipeline/resolve.js';
+import { catalogWith, contextFor } from './helpers.js';
+
+const ok = () => Promise.resolve({ content: [] });
+
+describe('resolve', () => {
+  it('puts the catalog entry in the context and the trace, by flattened or namespaced name', async () => {
+    const catalog = catalogWith({ name: 'get_user' });
+    for (const name of ['s_get_user', 's.get_user']) {
+      const ctx = contextFor(name);
+      await resolve(catalog, () => 'down')(ctx, ok);
+      expect(requireEntry(ctx).name).toBe('get_user');
+      expect(ctx.trace).toMatchObject({
+        requested: name,
+        server: 's',
+        tool: 'get_user',
+        refId: requireEntry(ctx).refId,
+      });
+    }
+  });
+
+  it('fails an unknown name with UNKNOWN_TOOL naming it, without calling the rest', async () => {
+    const next = vi.fn(ok);
+    const ctx = contextFor('nope');
+    await expect(resolve(catalogWith(), () => 'down')(ctx, next)).rejects.toMatchObject({
+      code: 'UNKNOWN_TOOL',
+      message: 'Unknown tool: "nope"',
+    });
+    expect(next).not.toHaveBeenCalled();
+    expect(ctx.trace.stoppedBy).toBe('resolve');
+  });
+
+  it('fails a tool of a server that went down with DOWNSTREAM_UNAVAILABLE and the reason', async () => {
+    const catalog = catalogWith({ name: 'get_user' });
+    catalog.removeServer('s', { remember: true });
+    await expect(
+      resolve(catalog, (server) => `server "${server}" is down: it crashed`)(
+        contextFor('s_get_user'),
+        ok,
+      ),
+    ).rejects.toMatchObject({
+      code: 'DOWNSTREAM_UNAVAILABLE',
+      server: 's',
+      message: 'server "s" is down: it crashed',
+    });
+  });
+});
+
+describe('annotate', () => {
+  it('sets the effective annotations of the resolved tool', async () => {
+    const catalog = catalogWith({ name: 'delete_user', description: 'Deletes a user' });
+    const ctx = contextFor('s_delete_user');
+    await resolve(catalog, () => '')(ctx, () => annotate()(ctx, ok));
+    expect(requireAnnotations(ctx).annotations.destructiveHint).toBe(true);
+  });
+
+  it('fails loudly when run before resolve', async () => {
+    await expect(annotate()(contextFor('x'), ok)).rejects.toMatchObject({ code: 'PIPELINE' });
+  });
+});
