@@ -1,9 +1,36 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+
+/**
+ * Dependencies point down: cli, http -> gateway -> mcp, store -> config, core. Each layer
+ * may not import the layers above it (src/core has its own, stricter fence below).
+ */
+function layerFences() {
+  const above = {
+    config: ['mcp', 'store', 'gateway', 'http', 'cli'],
+    mcp: ['store', 'gateway', 'http', 'cli'],
+    store: ['mcp', 'gateway', 'http', 'cli'],
+    gateway: ['http', 'cli'],
+    http: ['cli'],
+  };
+  return Object.entries(above).map(([layer, banned]) => ({
+    files: [`src/${layer}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: banned.map((name) => ({
+            group: [`**/${name}/**`, `../${name}/*`, `../../${name}/*`],
+            message: `src/${layer} may not import src/${name}: dependencies point down (cli, http -> gateway -> mcp, store -> config, core).`,
+          })),
+        },
+      ],
+    },
+  }));
+}
 
 export default tseslint.config(
   { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'eslint.config.js', '.tmp/**'] },
@@ -16,7 +43,6 @@ export default tseslint.config(
         tsconfigRootDir: import.meta.dirname,
       },
     },
-    plugins: { 'import-x': importX },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
@@ -26,7 +52,6 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
-      'import-x/no-cycle': 'error',
     },
   },
   {
@@ -62,6 +87,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerFences(),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],
     rules: {
