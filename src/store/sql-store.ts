@@ -1,4 +1,5 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
+import type { DynamicRule } from '../core/dynamic/rules.js';
 import { HintgateError } from '../core/errors.js';
 import type { ToolNote } from '../core/notes/notes.js';
 import * as approvals from './approvals.js';
@@ -110,6 +111,11 @@ export class SqlStore implements Store {
       name,
       async (sql, id) => (await toolsets.deleteMembers(sql, id, members)) > 0,
     );
+  }
+
+  async setToolsetRules(name: string, rules: readonly DynamicRule[]): Promise<Toolset> {
+    check.assertValid('rules', check.checkRules(rules));
+    return this.#changeToolset(name, (sql, id) => toolsets.updateRules(sql, id, rules));
   }
 
   async deleteToolset(name: string): Promise<void> {

@@ -4,6 +4,7 @@
  * postgres://…`) lets several gateway replicas share toolsets, approvals and the audit log.
  */
 import type { ToolAnnotations } from '../core/annotations/types.js';
+import type { DynamicRule } from '../core/dynamic/rules.js';
 import { HintgateError } from '../core/errors.js';
 import type { ToolNote } from '../core/notes/notes.js';
 import type { ImportOptions, ImportResult, ToolsetDocument } from './transfer.js';
@@ -96,6 +97,11 @@ export interface Store {
   addMembers(name: string, members: readonly ToolsetMember[]): Promise<Toolset>;
   /** Removes members; those not in the toolset are ignored. */
   removeMembers(name: string, members: readonly ToolsetMember[]): Promise<Toolset>;
+  /**
+   * Replaces a toolset's dynamic-annotation rules (an empty list removes them), checked first:
+   * INPUT_INVALID naming each bad rule and key.
+   */
+  setToolsetRules(name: string, rules: readonly DynamicRule[]): Promise<Toolset>;
   /** Deletes a toolset with its notes and overrides; NOT_FOUND when there is none. */
   deleteToolset(name: string): Promise<void>;
 
@@ -214,11 +220,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 /**
  * The store options for a `--store` value (or the config's `store`): a `postgres://` or
- * `postgresql://` URL, else the embedded store in `dataDir`.
+ * `postgresql://` URL (a `schema` query parameter keeps hintgate's tables in that schema:
+ * `postgres://db/app?schema=hintgate`), else the embedded store in `dataDir`.
  */
 export function storeOptionsFrom(spec: string | undefined, dataDir: string): StoreOptions {
   if (spec === undefined || spec === '' || spec === 'pglite') return { kind: 'pglite', dataDir };
-  if (/^postgres(ql)?:\/\//.test(spec)) return { kind: 'postgres', url: spec };
+  if (/^postgres(ql)?:\/\//.test(spec)) {
+    const schema = /[?&]schema=([^&#]*)/.exec(spec)?.[1];
+    if (schema === undefined) return { kind: 'postgres', url: spec };
+    const url = spec.replace(/([?&])schema=[^&#]*&?/, '$1').replace(/[?&]$/, '');
+    return { kind: 'postgres', url, schema: decodeURIComponent(schema) };
+  }
   throw new HintgateError(
     'CONFIG_INVALID',
     `store: expected "pglite" or a postgres:// URL, got "${spec.slice(0, 40)}"`,

@@ -1,4 +1,5 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
+import type { DynamicRule } from '../core/dynamic/rules.js';
 import { HintgateError } from '../core/errors.js';
 import type { Sql } from './sql.js';
 import { isoTime } from './sql.js';
@@ -30,11 +31,12 @@ interface ToolsetRow {
   members: { kind: string; value: string }[];
   notes: NoteJson[];
   overrides: OverrideJson[];
+  rules: DynamicRule[];
 }
 
 // One round trip for everything tools/list needs; each part in the order it was added.
 const SELECT_TOOLSET = `
-  SELECT t.name, t.description, t.created_at, t.updated_at, t.revision,
+  SELECT t.name, t.description, t.created_at, t.updated_at, t.revision, t.rules,
     coalesce((SELECT json_agg(json_build_object('kind', m.kind, 'value', m.value)
                 ORDER BY m.position)
               FROM toolset_members m WHERE m.toolset_id = t.id), '[]'::json) AS members,
@@ -69,6 +71,7 @@ function toToolset(row: ToolsetRow): Toolset {
       annotations: override.annotations,
       updatedAt: isoTime(override.updatedAt),
     })),
+    rules: row.rules,
   };
 }
 
@@ -108,12 +111,14 @@ export async function selectToolsetSummaries(sql: Sql): Promise<ToolsetSummary[]
     member_count: number;
     note_count: number;
     override_count: number;
+    rule_count: number;
   }>(
     `SELECT t.name, t.description, t.created_at, t.updated_at, t.revision,
        (SELECT count(*)::int FROM toolset_members m WHERE m.toolset_id = t.id) AS member_count,
        (SELECT count(*)::int FROM tool_notes n WHERE n.toolset_id = t.id) AS note_count,
        (SELECT count(*)::int FROM annotation_overrides o WHERE o.toolset_id = t.id)
-         AS override_count
+         AS override_count,
+       jsonb_array_length(t.rules) AS rule_count
      FROM toolsets t ORDER BY t.name`,
   );
   return rows.map((row) => ({
@@ -125,6 +130,7 @@ export async function selectToolsetSummaries(sql: Sql): Promise<ToolsetSummary[]
     memberCount: row.member_count,
     noteCount: row.note_count,
     overrideCount: row.override_count,
+    ruleCount: row.rule_count,
   }));
 }
 
@@ -161,6 +167,19 @@ export async function insertToolset(
     [name, description],
   );
   return row?.id;
+}
+
+/** Replaces a locked toolset's rules; true when they changed. */
+export async function updateRules(
+  sql: Sql,
+  id: number,
+  rules: readonly DynamicRule[],
+): Promise<boolean> {
+  const rows = await sql.query(
+    'UPDATE toolsets SET rules = $2::jsonb WHERE id = $1 AND rules <> $2::jsonb RETURNING id',
+    [id, JSON.stringify(rules)],
+  );
+  return rows.length > 0;
 }
 
 /** Sets a locked toolset's description. */

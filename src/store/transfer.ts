@@ -1,4 +1,5 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
+import type { DynamicRule } from '../core/dynamic/rules.js';
 import { HintgateError } from '../core/errors.js';
 import { NOTE_LIMITS } from '../core/notes/notes.js';
 import { insertNotes } from './notes.js';
@@ -12,6 +13,7 @@ import {
   lockToolset,
   uniqueMembers,
   updateDescription,
+  updateRules,
 } from './toolsets.js';
 import type { Toolset, ToolRef, ToolsetMember } from './types.js';
 import type { InputIssue } from './validate.js';
@@ -22,6 +24,7 @@ import {
   checkMembers,
   checkNote,
   checkOverride,
+  checkRules,
   checkToolRef,
   checkToolsetName,
   joinPath,
@@ -50,13 +53,19 @@ export const TOOLSET_DOCUMENT_VERSION = 1;
  *   "overrides": [
  *     { "tool": { "refId": "0123456789abcdef" }, "annotations": { "readOnlyHint": true } }
  *   ],
+ *   "rules": [
+ *     { "tool": "files.manage", "match": [{ "pointer": "/action", "equals": "read" }],
+ *       "set": { "readOnlyHint": true } }
+ *   ],
  *   "exportedAt": "2026-01-31T12:00:00.000Z"
  * }
  * ```
  *
  * `hintgate` and `version` are required and say what the file is; `name` and `members` are
  * required; `description`, `notes` (absent in documents written before notes existed),
- * `overrides` and `exportedAt` are optional. Notes keep their order. A tool is referred to by
+ * `overrides`, `rules` (dynamic-annotation rules; written only when the toolset has some,
+ * so that documents without them stay readable by earlier versions) and `exportedAt` are
+ * optional. Notes keep their order. A tool is referred to by
  * `namespacedName`, `refId` or both. Any other key is an error, so that nothing in a file is
  * silently ignored; a document of a newer version is refused.
  */
@@ -68,6 +77,7 @@ export interface ToolsetDocument {
   readonly members: readonly ToolsetMember[];
   readonly notes?: readonly DocumentNote[];
   readonly overrides?: readonly DocumentOverride[];
+  readonly rules?: readonly DynamicRule[];
   readonly exportedAt?: string;
 }
 
@@ -105,6 +115,7 @@ const DOCUMENT_KEYS = [
   'members',
   'notes',
   'overrides',
+  'rules',
   'exportedAt',
 ];
 
@@ -121,6 +132,7 @@ export function toDocument(toolset: Toolset, exportedAt = new Date()): ToolsetDo
       tool: override.tool,
       annotations: override.annotations,
     })),
+    ...(toolset.rules.length === 0 ? {} : { rules: toolset.rules }),
     exportedAt: exportedAt.toISOString(),
   };
 }
@@ -223,6 +235,7 @@ export function parseToolsetDocument(value: unknown): ToolsetDocument {
   issues.push(...checkMembers(doc['members']));
   if (doc['notes'] !== undefined) issues.push(...checkNotes(doc['notes']));
   if (doc['overrides'] !== undefined) issues.push(...checkOverrides(doc['overrides']));
+  if (doc['rules'] !== undefined) issues.push(...checkRules(doc['rules']));
   if (doc['exportedAt'] !== undefined && typeof doc['exportedAt'] !== 'string') {
     issues.push({ path: 'exportedAt', message: 'must be a string' });
   }
@@ -267,5 +280,6 @@ export async function importDocument(
   for (const override of doc.overrides ?? []) {
     await mergeOverride(sql, target, override.tool, override.annotations);
   }
+  await updateRules(sql, id, doc.rules ?? []);
   return replaced;
 }

@@ -5,6 +5,7 @@
  * 8601 strings in UTC.
  */
 import type { ToolAnnotations } from '../core/annotations/types.js';
+import type { DynamicRule } from '../core/dynamic/rules.js';
 import type { ToolNote } from '../core/notes/notes.js';
 
 /** Which implementation holds the data. */
@@ -54,6 +55,11 @@ export interface Toolset {
   /** In the order they were added. */
   readonly notes: readonly StoredNote[];
   readonly overrides: readonly AnnotationOverride[];
+  /**
+   * Dynamic-annotation rules for the toolset's tools, as written (checked when stored); the
+   * first that matches a call wins, before the config's rules.
+   */
+  readonly rules: readonly DynamicRule[];
 }
 
 /** A toolset in a listing: its counts instead of its contents. */
@@ -66,6 +72,7 @@ export interface ToolsetSummary {
   readonly memberCount: number;
   readonly noteCount: number;
   readonly overrideCount: number;
+  readonly ruleCount: number;
 }
 
 /** What a new toolset starts with. */

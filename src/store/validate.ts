@@ -1,5 +1,6 @@
 import { EXTENSION_FIELDS, MCP_ANNOTATION_FIELDS } from '../core/annotations/types.js';
 import { validateAnnotations } from '../core/annotations/validate.js';
+import { compileRules } from '../core/dynamic/rules.js';
 import { HintgateError } from '../core/errors.js';
 import { validateNote } from '../core/notes/notes.js';
 import { REF_ID_LENGTH } from '../core/refs/ref-id.js';
@@ -245,4 +246,24 @@ export function checkToolsetInput(input: {
     ...(input.description === undefined ? [] : checkDescription(input.description)),
     ...(input.members === undefined ? [] : checkMembers(input.members)),
   ];
+}
+
+/** The most dynamic-annotation rules one toolset holds. */
+export const MAX_TOOLSET_RULES = 1_000;
+
+/**
+ * Problems with a toolset's dynamic-annotation rules, each naming its rule (`rules[1]: rule
+ * 2 ("reads"): match[0].regex: invalid regular expression: …`).
+ */
+export function checkRules(rules: unknown, path = 'rules'): InputIssue[] {
+  if (!Array.isArray(rules)) return [{ path, message: 'must be an array of rules' }];
+  if (rules.length > MAX_TOOLSET_RULES) {
+    return [{ path, message: `holds more than ${MAX_TOOLSET_RULES} rules` }];
+  }
+  const compiled = compileRules(rules);
+  if (compiled.ok) return [];
+  return compiled.errors.map((error) => ({
+    path: error.rule < 0 ? path : joinPath(path, error.rule),
+    message: error.message,
+  }));
 }

@@ -143,4 +143,16 @@ CREATE INDEX audit_log_by_decision ON audit_log (decision, occurred_at DESC);
 CREATE INDEX audit_log_by_outcome ON audit_log (outcome, occurred_at DESC);
 `,
   },
+  {
+    version: 4,
+    name: 'toolset-rules',
+    sql: `-- Dynamic-annotation rules of a toolset: a JSON array of rules as written
+-- ({ name?, tool?, match: [{ pointer, equals?, oneOf?, regex?, flags? }], set: { ... } }),
+-- checked by hintgate before it is stored, applied in order to the toolset's tools.
+
+ALTER TABLE toolsets
+  ADD COLUMN rules jsonb NOT NULL DEFAULT '[]'::jsonb
+  CHECK (jsonb_typeof(rules) = 'array');
+`,
+  },
 ];
