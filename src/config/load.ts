@@ -107,6 +107,11 @@ function expandEnvironment(
   env: LoadConfigOptions['env'],
   issues: ConfigIssue[],
 ): unknown {
+  if (!isRecord(raw)) return raw;
+  // The store URL may carry a password: `postgres://hintgate:${PGPASSWORD}@db/hintgate`.
+  if (typeof raw['store'] === 'string') {
+    raw = { ...raw, store: expand(raw['store'], 'store', env, issues) };
+  }
   if (!isRecord(raw) || !isRecord(raw['mcpServers'])) return raw;
   const servers: Record<string, unknown> = {};
   for (const [name, server] of Object.entries(raw['mcpServers'])) {
@@ -114,23 +119,41 @@ function expandEnvironment(
       servers[name] = server;
       continue;
     }
-    const copy: Record<string, unknown> = { ...server };
     const at = `mcpServers.${name}`;
-    if (typeof copy['url'] === 'string')
-      copy['url'] = expand(copy['url'], `${at}.url`, env, issues);
-    for (const key of ['env', 'headers']) {
-      const map = copy[key];
-      if (!isRecord(map)) continue;
-      copy[key] = Object.fromEntries(
-        Object.entries(map).map(([k, v]) => [
-          k,
-          typeof v === 'string' ? expand(v, `${at}.${key}.${k}`, env, issues) : v,
-        ]),
+    const copy = expandTransport(server, at, env, issues);
+    // Each replica carries a transport of its own, expanded the same way.
+    if (Array.isArray(copy['replicas'])) {
+      copy['replicas'] = copy['replicas'].map((replica: unknown, index) =>
+        isRecord(replica)
+          ? expandTransport(replica, `${at}.replicas.${index}`, env, issues)
+          : replica,
       );
     }
     servers[name] = copy;
   }
   return { ...raw, mcpServers: servers };
+}
+
+/** A server (or replica) entry with variables expanded in `url`, `env` and `headers`. */
+function expandTransport(
+  entry: Record<string, unknown>,
+  at: string,
+  env: LoadConfigOptions['env'],
+  issues: ConfigIssue[],
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...entry };
+  if (typeof copy['url'] === 'string') copy['url'] = expand(copy['url'], `${at}.url`, env, issues);
+  for (const key of ['env', 'headers']) {
+    const map = copy[key];
+    if (!isRecord(map)) continue;
+    copy[key] = Object.fromEntries(
+      Object.entries(map).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? expand(v, `${at}.${key}.${k}`, env, issues) : v,
+      ]),
+    );
+  }
+  return copy;
 }
 
 function expand(

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { annotationsSchema } from './annotations-schema.js';
+import { dynamicSchema, serverDynamicSchema } from './dynamic-schema.js';
+import { policySchema } from './policy-schema.js';
 
 /** Keys other MCP clients put in `mcpServers` entries; accepted and ignored. */
 const FOREIGN_SERVER_KEYS = {
@@ -49,6 +51,32 @@ const transportFields = {
     .optional(),
 };
 
+/**
+ * One connection of a logical server that has several (`replicas`): its transport, its
+ * `weight` (calls that change things go only to primaries, weight >= 50; other calls are
+ * shared by weight) and its `categories` (idempotent calls prefer `caching` replicas).
+ * `env`, `headers` and `cwd` add to (and override) the server's own.
+ */
+const replicaSchema = z
+  .strictObject({
+    ...transportFields,
+    /** A name for logs and the audit log (default: the replica's index). */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "_" and "-"')
+      .optional(),
+    weight: z.number().int().min(1).max(100).default(100),
+    categories: z.array(z.string().min(1)).default([]),
+  })
+  .superRefine((replica, ctx) => {
+    if ((replica.command === undefined) === (replica.url === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected either "command" (stdio) or "url" (HTTP)',
+      });
+    }
+  });
+
 /** One downstream MCP server: Claude Desktop's and Cursor's keys, and hintgate's beside them. */
 export const serverSchema = z
   .strictObject({
@@ -64,9 +92,20 @@ export const serverSchema = z
      */
     era: z.enum(['auto', 'legacy', 'modern'], 'expected auto, legacy or modern').default('auto'),
     reconnect: reconnectSchema.default(reconnectSchema.parse({})),
+    /** Several connections serving this one server (its tools are listed once). */
+    replicas: z.array(replicaSchema).default([]),
+    /** Dynamic annotations of this server's tools: its rules, forwarding, classifiers. */
+    dynamic: serverDynamicSchema.default(serverDynamicSchema.parse({})),
   })
   .superRefine((server, ctx) => {
-    if (server.command === undefined && server.url === undefined) {
+    if (server.replicas.length > 0 && (server.command !== undefined || server.url !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'has both "replicas" and its own "command" or "url"; list every transport in "replicas"',
+      });
+    }
+    if (server.command === undefined && server.url === undefined && server.replicas.length === 0) {
       ctx.addIssue({
         code: 'custom',
         message: 'expected either "command" (stdio) or "url" (HTTP)',
@@ -109,6 +148,23 @@ const gatewaySchema = z.strictObject({
   startupWaitMs: z.number().int().nonnegative().default(3_000),
 });
 
+/** Toolsets: which one sessions start with, and when the model sees the meta tools. */
+const toolsetsSchema = z.strictObject({
+  /** The toolset every session starts with (until it equips another or unequips). */
+  default: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a toolset name (lowercase letters, digits, "-", "_")')
+    .optional(),
+  /**
+   * When the model sees the toolset meta tools (build, equip, annotate…): `never` (the
+   * default: an agent cannot rewrite its own toolset unless allowed), `always`, or
+   * `until-equipped` (shown until a toolset is equipped, the default toolset included).
+   */
+  configurationMode: z
+    .enum(['always', 'never', 'until-equipped'], 'expected always, never or until-equipped')
+    .default('never'),
+});
+
 /** The whole config file. */
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -120,13 +176,28 @@ export const configSchema = z.strictObject({
     .default({}),
   http: httpSchema.default(httpSchema.parse({})),
   gateway: gatewaySchema.default(gatewaySchema.parse({})),
+  /** Confirmation, caching, retry, rate limits, routing and audit of tool calls. */
+  policy: policySchema.default(policySchema.parse({})),
   /** Where hintgate keeps its data (the embedded store, logs), relative to the config file. */
   dataDir: z.string().default('.hintgate'),
+  /**
+   * Where toolsets, notes, overrides, approvals and the audit log live: a `postgres://` URL
+   * (shared by replicas), or absent (or `pglite`) for the embedded store in `dataDir`.
+   */
+  store: z
+    .string()
+    .regex(/^(pglite|postgres(ql)?:\/\/.+)$/, 'expected "pglite" or a postgres:// URL')
+    .optional(),
+  toolsets: toolsetsSchema.default(toolsetsSchema.parse({})),
+  /** Rules refining a call's annotations from its arguments, for every server's tools. */
+  dynamic: dynamicSchema.default(dynamicSchema.parse({})),
 });
 
 /** A validated config, every default filled in. */
 export type Config = z.output<typeof configSchema>;
 /** One validated server entry. */
 export type ServerConfig = z.output<typeof serverSchema>;
+/** One replica of a server. */
+export type ReplicaConfig = z.output<typeof replicaSchema>;
 /** The config as written in a file. */
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+/** The longest an approval may wait (the store's own bound): a day. */
+const MAX_APPROVAL_TIMEOUT_MS = 86_400_000;
+
+const CONFIRM_MODES = ['destructive', 'writes', 'always', 'never'] as const;
+const RESTRICTED_ARGUMENTS = ['omit', 'redacted', 'full'] as const;
+
+/**
+ * Settings that can be given globally, per server and per tool; a tool's settings are the
+ * global ones, then its server's, then every matching tool rule's, later winning field by
+ * field.
+ */
+const ruleFields = {
+  /** Which calls need a person's confirmation. */
+  confirm: z.enum(CONFIRM_MODES, 'expected destructive, writes, always or never').optional(),
+  /** Read-only calls never need confirmation, whatever `confirm` says. */
+  autoApproveReadOnly: z.boolean().optional(),
+  /**
+   * Only the approval queue may approve (a person, out of band), never the client's
+   * elicitation answer, which a headless client can give by itself.
+   */
+  requireApprovalQueue: z.boolean().optional(),
+  /** Refuse every call. */
+  deny: z.boolean().optional(),
+  /** The sentence a denied or unapproved call answers with, instead of the default. */
+  message: z.string().min(1).max(2000).optional(),
+  /** How long a call waits in the approval queue before it is expired (denied). */
+  approvalTimeoutMs: z.number().int().positive().max(MAX_APPROVAL_TIMEOUT_MS).optional(),
+  /** Ask the client (elicitation, or `input_required` for 2026 clients) when it can answer. */
+  elicitation: z.boolean().optional(),
+  /**
+   * Keep a call waiting in the approval queue until someone decides (true), or answer at once
+   * with "needs approval: run `hintgate approvals approve <id>`" (false); the same call made
+   * again after the approval goes through.
+   */
+  waitForApproval: z.boolean().optional(),
+  /** Cache results of read-only and idempotent calls. */
+  cache: z.boolean().optional(),
+  /** How long a cached result lives, instead of the read-only or idempotent default. */
+  cacheTtlMs: z.number().int().positive().optional(),
+  /** Retry safe calls after transport failures and timeouts. */
+  retry: z.boolean().optional(),
+  /** Calls per minute, instead of the tool's `rateLimitHint`; `false` for no limit. */
+  rateLimit: z.union([z.number().positive(), z.literal(false)]).optional(),
+  /** The call timeout, instead of the server's `callMs` and the tool's `estimatedDuration`. */
+  timeoutMs: z.number().int().positive().optional(),
+  /**
+   * Arguments of `auditRequired` or `securityLevel: restricted` tools in the audit log:
+   * `omit` (replaced as a whole), `redacted` (secret-looking keys redacted, like any tool's),
+   * or `full` (kept exactly).
+   */
+  restrictedArguments: z.enum(RESTRICTED_ARGUMENTS, 'expected omit, redacted or full').optional(),
+};
+
+/** Settings for one server or for the tools matching a pattern. */
+export const policyRuleSchema = z.strictObject(ruleFields);
+
+const cacheSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** How long a read-only result is kept. */
+  readOnlyTtlMs: z.number().int().positive().default(300_000),
+  /** How long an idempotent (not read-only, not destructive) result is kept. */
+  idempotentTtlMs: z.number().int().positive().default(30_000),
+  /** At most this many results; the least recently used go first. */
+  maxEntries: z.number().int().positive().default(1_000),
+  /** At most this many bytes of results (as JSON); the least recently used go first. */
+  maxBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /** A result larger than this is never cached. */
+  maxEntryBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+});
+
+const retrySchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Attempts in all, the first included. */
+  maxAttempts: z.number().int().min(1).max(10).default(3),
+  /** The wait before the second attempt (a tool's `estimatedDuration` replaces it). */
+  initialDelayMs: z.number().int().nonnegative().default(100),
+  /** The longest wait between attempts. */
+  maxDelayMs: z.number().int().positive().default(5_000),
+  /** Each wait is this many times the one before (then jittered up to twice as long). */
+  factor: z.number().min(1).max(10).default(2),
+});
+
+const rateLimitSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /**
+   * An over-limit call waits for its turn when that comes within this many milliseconds;
+   * otherwise it is answered at once with an error saying when to try again.
+   */
+  maxWaitMs: z.number().int().nonnegative().default(5_000),
+});
+
+const routingSchema = z.strictObject({
+  /** A replica failing this many calls in a row (transport failures) is taken out. */
+  failureThreshold: z.number().int().positive().default(3),
+  /** How long a replica stays out before one call probes it again. */
+  cooldownMs: z.number().int().positive().default(30_000),
+});
+
+const auditSchema = z.strictObject({
+  /** Record every call in the store's audit log. */
+  enabled: z.boolean().default(true),
+  /** See the rule field of the same name. */
+  restrictedArguments: z
+    .enum(RESTRICTED_ARGUMENTS, 'expected omit, redacted or full')
+    .default('omit'),
+});
+
+const requestStateSchema = z.strictObject({
+  /**
+   * The key signing the `requestState` of confirmation rounds (2026 clients). Give the same
+   * one to every gateway behind a load balancer; by default each process makes its own.
+   */
+  secret: z.string().min(32, 'expected at least 32 characters').optional(),
+});
+
+/** The `policy` section: confirmation, caching, retry, rate limits, routing and audit. */
+export const policySchema = z.strictObject({
+  confirm: z
+    .enum(CONFIRM_MODES, 'expected destructive, writes, always or never')
+    .default('destructive'),
+  autoApproveReadOnly: z.boolean().default(true),
+  requireApprovalQueue: z.boolean().default(false),
+  deny: z.boolean().default(false),
+  message: z.string().min(1).max(2000).optional(),
+  approvalTimeoutMs: z.number().int().positive().max(MAX_APPROVAL_TIMEOUT_MS).default(120_000),
+  elicitation: z.boolean().default(true),
+  waitForApproval: z.boolean().default(true),
+  /** Rules per server, by server name. */
+  servers: z.record(z.string(), policyRuleSchema).default({}),
+  /**
+   * Rules per tool, by namespaced name (`server.tool`) or a pattern of it (`*` any run of
+   * characters, `?` one): matching patterns apply in the order written, exact names last.
+   */
+  tools: z.record(z.string().min(1), policyRuleSchema).default({}),
+  cache: cacheSchema.default(cacheSchema.parse({})),
+  retry: retrySchema.default(retrySchema.parse({})),
+  rateLimit: rateLimitSchema.default(rateLimitSchema.parse({})),
+  routing: routingSchema.default(routingSchema.parse({})),
+  audit: auditSchema.default(auditSchema.parse({})),
+  requestState: requestStateSchema.default(requestStateSchema.parse({})),
+  /**
+   * Every step but resolve, annotate and forward passes calls straight through (no
+   * confirmation, cache, retry, rate limit, routing or audit): for measuring the pipeline.
+   */
+  passthrough: z.boolean().default(false),
+});
+
+/** The validated `policy` section. */
+export type PolicyConfig = z.output<typeof policySchema>;
+/** One server or tool rule. */
+export type PolicyRule = z.output<typeof policyRuleSchema>;
+/** How the arguments of restricted tools are audited. */
+export type RestrictedArguments = (typeof RESTRICTED_ARGUMENTS)[number];

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+
+const parse = (config: unknown, env: Record<string, string> = {}) =>
+  parseConfig(JSON.stringify(config), '/tmp/hintgate.config.json', { env }).config;
+
+describe('the policy section', () => {
+  it('holds every default', () => {
+    const { policy } = parse({});
+    expect(policy).toMatchObject({
+      confirm: 'destructive',
+      autoApproveReadOnly: true,
+      requireApprovalQueue: false,
+      approvalTimeoutMs: 120_000,
+      elicitation: true,
+      waitForApproval: true,
+      servers: {},
+      tools: {},
+      cache: { enabled: true, readOnlyTtlMs: 300_000, idempotentTtlMs: 30_000 },
+      retry: { enabled: true, maxAttempts: 3, initialDelayMs: 100 },
+      rateLimit: { enabled: true, maxWaitMs: 5_000 },
+      routing: { failureThreshold: 3, cooldownMs: 30_000 },
+      audit: { enabled: true, restrictedArguments: 'omit' },
+      passthrough: false,
+    });
+  });
+
+  it('names every bad key by its path', () => {
+    expect(() =>
+      parse({
+        policy: {
+          confirm: 'sometimes',
+          tools: { 'gh.delete_*': { deny: 'yes', rateLimit: -1 } },
+          retry: { maxAttempts: 0 },
+          extra: true,
+        },
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        issues: expect.arrayContaining([
+          { path: 'policy.confirm', message: 'expected destructive, writes, always or never' },
+          expect.objectContaining({ path: 'policy.tools.gh.delete_*.deny' }),
+          expect.objectContaining({ path: 'policy.tools.gh.delete_*.rateLimit' }),
+          expect.objectContaining({ path: 'policy.retry.maxAttempts' }),
+          { path: 'policy', message: 'unknown key "extra"' },
+        ]),
+      }),
+    );
+  });
+});
+
+describe('replicas', () => {
+  it('expands variables in each replica like in a server, and defaults weight and categories', () => {
+    const config = parse(
+      {
+        mcpServers: {
+          s: {
+            replicas: [
+              { command: 'x', env: { TOKEN: '${TOKEN}' } },
+              { url: 'http://${HOST}/mcp', headers: { A: '${TOKEN}' }, weight: 10 },
+            ],
+          },
+        },
+      },
+      { TOKEN: 't0k', HOST: 'h.example' },
+    );
+    expect(config.mcpServers['s']?.replicas).toMatchObject([
+      { command: 'x', env: { TOKEN: 't0k' }, weight: 100, categories: [] },
+      { url: 'http://h.example/mcp', headers: { A: 't0k' }, weight: 10 },
+    ]);
+  });
+
+  it('names a missing variable in a replica by its path', () => {
+    expect(() =>
+      parse({ mcpServers: { s: { replicas: [{ command: 'x', env: { A: '${NOPE}' } }] } } }),
+    ).toThrow(
+      expect.objectContaining({
+        issues: [
+          {
+            path: 'mcpServers.s.replicas.0.env.A',
+            message: 'environment variable NOPE is not set (used as ${NOPE})',
+          },
+        ],
+      }),
+    );
+  });
+});
