@@ -11,7 +11,7 @@ const BADGES = [
 /** Markers after a badge: where a value came from when the server did not declare it. */
 const SOURCE_MARKERS: Readonly<Record<string, string>> = {
   declared: '',
-  override: '',
+  override: '=',
   dynamic: '',
   inferred: '*',
   'server-default': '^',
@@ -21,7 +21,7 @@ const SOURCE_MARKERS: Readonly<Record<string, string>> = {
 /** The legend printed under a table of badges. */
 export const BADGE_LEGEND =
   'RO read-only  DESTR destructive  IDEM idempotent  OPEN open world   ' +
-  '* inferred  ^ server default (config)  ° MCP default  ! conflict: the server declared the opposite and was overruled';
+  '* inferred  ^ server default (config)  ° MCP default  = override  ! conflict: the server declared the opposite and was overruled';
 
 /**
  * The hints of a tool as badges, e.g. `RO* IDEM° OPEN`: one badge per hint that is true, a

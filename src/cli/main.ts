@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerApprovals } from './commands/approvals.js';
+import { registerAudit } from './commands/audit.js';
 import { registerInfer } from './commands/infer.js';
 import { registerLint } from './commands/lint.js';
+import { registerNote } from './commands/note.js';
+import { registerOverride } from './commands/override.js';
 import { registerServe } from './commands/serve.js';
+import { registerToolset } from './commands/toolset.js';
 import { registerTools } from './commands/tools.js';
 import { EXIT, exitCodeFor, messageFor } from './exit.js';
 import { VERSION } from './version.js';
@@ -18,6 +23,11 @@ export function buildProgram(): Command {
   registerLint(program);
   registerServe(program);
   registerTools(program);
+  registerToolset(program);
+  registerNote(program);
+  registerOverride(program);
+  registerApprovals(program);
+  registerAudit(program);
   return program;
 }
 

@@ -21,6 +21,7 @@ import { EXIT } from './exit.js';
 import { writeOut } from './io.js';
 import { formatJson } from './output.js';
 import { VERSION } from './version.js';
+import { replicaServerConfig } from '../gateway/replicas.js';
 
 /** Options of `hintgate lint`. */
 export interface LintOptions {
@@ -104,9 +105,12 @@ async function lintTarget(options: LintOptions, timeoutMs: number): Promise<Lint
         `no server "${options.server}" in ${loaded.file} (servers: ${known})`,
       );
     }
+    // A server with replicas is linted through its first one (they serve the same tools).
+    const first = server.replicas[0];
+    const config = first === undefined ? server : replicaServerConfig(server, first);
     return {
       name: options.server,
-      config: { ...server, timeouts: { ...server.timeouts, ...timeouts } },
+      config: { ...config, timeouts: { ...config.timeouts, ...timeouts } },
       trust: server.trust,
       logDir: join(loaded.dataDir, 'logs'),
     };

@@ -1,8 +1,10 @@
 import { createGateway } from '../gateway/gateway.js';
+import type { AdminServer } from '../http/admin.js';
 import type { HttpListener } from '../http/listen.js';
 import type { McpEndpoint } from '../http/mcp-endpoint.js';
 import type { StdioFront } from '../mcp/front-stdio.js';
 import { serveFrontStdio } from '../mcp/front-stdio.js';
+import { openStore, storeOptionsFrom } from '../store/store.js';
 import { loadCliConfig } from './config-file.js';
 import { VERSION } from './version.js';
 
@@ -14,6 +16,8 @@ export interface ServeOptions {
   /** False with --no-auth. */
   readonly auth: boolean;
   readonly token?: string;
+  /** `--store`: a postgres:// URL, overriding the config's `store`. */
+  readonly store?: string;
   /** False with --no-fast-path (for measuring the SDK path). */
   readonly fastPath: boolean;
 }
@@ -41,6 +45,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
           ...(await import('../http/listen.js')),
           ...(await import('../http/app.js')),
           ...(await import('../http/mcp-endpoint.js')),
+          ...(await import('../http/api/routes.js')),
         };
   const address = listenAt === undefined ? undefined : http?.parseListenAddress(listenAt);
   const security =
@@ -54,9 +59,27 @@ export async function runServe(options: ServeOptions): Promise<void> {
           allowedOrigins: config.http.allowedOrigins,
         });
 
+  // The store is opened before anything starts (a data directory held by another gateway
+  // fails here, clearly) and closed last, after the servers.
+  const store = await openStore({
+    ...storeOptionsFrom(options.store ?? config.store, loaded.dataDir),
+    onWarning: (message) => say(`store: ${message}`),
+  });
+  // The embedded store is this process's alone: the CLI reaches it through a loopback admin
+  // endpoint recorded in the lock file. (PostgreSQL: the CLI opens the database itself.)
+  let admin: AdminServer | undefined;
+  if (store.kind === 'pglite') {
+    try {
+      admin = await (await import('../http/admin.js')).startAdminServer(store);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
   const gateway = createGateway({
     config,
     dataDir: loaded.dataDir,
+    store,
     identity: { name: 'hintgate', version: VERSION },
     baseEnv: process.env,
     log: say,
@@ -74,6 +97,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
       await endpoint?.close();
       await listener?.close();
       await gateway.close();
+      await admin?.close();
+      await store.close();
     })();
     return shuttingDown;
   };
@@ -90,7 +115,11 @@ export async function runServe(options: ServeOptions): Promise<void> {
         fastPath: options.fastPath,
       });
       listener = await http.listen(
-        http.createHttpApp({ endpoint, security }),
+        http.createHttpApp({
+          endpoint,
+          security,
+          routes: http.callApiRoutes({ store, stats: () => gateway.calls.stats() }),
+        }),
         address.host,
         address.port,
       );
@@ -98,6 +127,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     }
   } catch (error) {
     await gateway.close();
+    await admin?.close();
+    await store.close();
     throw error;
   }
   if (useStdio) {

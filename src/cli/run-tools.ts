@@ -1,40 +1,38 @@
 import { HintgateError } from '../core/errors.js';
 import { HINT_FIELDS } from '../core/annotations/types.js';
-import type { CatalogEntry } from '../gateway/catalog-entry.js';
-import { toolMeta } from '../gateway/catalog-entry.js';
-import { createGateway } from '../gateway/gateway.js';
+import type { CatalogEntry, ListedToolMeta } from '../gateway/catalog-entry.js';
+import { TOOL_META_KEY, toolMeta } from '../gateway/catalog-entry.js';
 import { describeDown } from '../gateway/servers.js';
+import type { ToolView } from '../gateway/toolsets/view.js';
 import type { Downstream } from '../mcp/downstream.js';
 import { BADGE_LEGEND, hintBadges } from './badges.js';
-import { loadCliConfig } from './config-file.js';
 import { writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';
-import { VERSION } from './version.js';
+import { withGateway } from './run-catalog.js';
+import { orphanLines } from './run-toolset.js';
+import type { StoreCommandOptions } from './store-access.js';
 
 /** Options of `hintgate tools`. */
-export interface ToolsOptions {
-  readonly config?: string;
+export interface ToolsOptions extends StoreCommandOptions {
   readonly json?: boolean;
+  /** Show this toolset's tools, with its notes and overrides. */
+  readonly toolset?: string;
+  /** Add the reason behind every inferred value. */
+  readonly explain?: boolean;
 }
 
-/** Connects to every configured server, prints the catalog, and closes them. */
+/**
+ * Connects to every configured server, prints the catalog (or one toolset's view of it)
+ * with overrides applied and where each value came from, and closes them.
+ */
 export async function runTools(options: ToolsOptions): Promise<void> {
-  const loaded = await loadCliConfig(options.config);
-  const gateway = createGateway({
-    config: loaded.config,
-    dataDir: loaded.dataDir,
-    identity: { name: 'hintgate', version: VERSION },
-    baseEnv: process.env,
-    reconnect: false,
-  });
-  try {
-    await gateway.start();
+  await withGateway(options, async (gateway) => {
     const servers = gateway.servers.all();
-    const entries = gateway.catalog.entries();
+    const view = await gateway.toolsets.viewOf(options.toolset);
     await writeOut(
       options.json === true
-        ? formatJson(toolsJson(servers, entries))
-        : toolsTable(servers, entries),
+        ? formatJson(toolsJson(servers, view))
+        : toolsTable(servers, view, options.explain === true),
     );
     const down = servers.filter((server) => server.status.state !== 'up');
     if (down.length > 0) {
@@ -43,19 +41,57 @@ export async function runTools(options: ToolsOptions): Promise<void> {
         `${down.length} of ${servers.length} server(s) did not come up`,
       );
     }
-  } finally {
-    await gateway.close();
-  }
+  });
 }
 
-function toolsTable(servers: readonly Downstream[], entries: readonly CatalogEntry[]): string {
+/** hintgate's listed description of an entry (overrides and notes of the view included). */
+function listedMeta(entry: CatalogEntry): ListedToolMeta {
+  return (entry.listed['_meta'] as Record<string, unknown>)[TOOL_META_KEY] as ListedToolMeta;
+}
+
+function overrideCell(entry: CatalogEntry): string {
+  const scopes = listedMeta(entry).overrides ?? {};
+  return Object.entries(scopes)
+    .map(([field, scope]) => `${field}=${String(entry.effective.annotations[field])} (${scope})`)
+    .join(', ');
+}
+
+/**
+ * Why a tool is dynamic, in a cell: `server tools/resolve`, `sql /sql`, `rule config rule 1`;
+ * empty for a static tool.
+ */
+function dynamicCell(entry: CatalogEntry): string {
+  return (entry.dynamic?.sources ?? [])
+    .map((source) => {
+      switch (source.source) {
+        case 'server':
+          return `server ${source.method}`;
+        case 'rule':
+          return source.rule;
+        case 'classifier':
+          return `${source.classifier} ${source.pointer}`;
+      }
+    })
+    .join(', ');
+}
+
+function toolsTable(servers: readonly Downstream[], view: ToolView, explain: boolean): string {
+  const entries = view.entries;
+  const overridden = entries.some((entry) => listedMeta(entry).overrides !== undefined);
+  const dynamic = entries.some((entry) => entry.dynamic !== undefined);
   const table = formatTable(entries, [
     { heading: 'tool', cell: (entry) => entry.flattenedName },
     { heading: 'server', cell: (entry) => entry.server },
     { heading: 'hints', cell: hintBadges },
     { heading: 'title', cell: (entry) => String(entry.effective.annotations.title ?? '') },
+    ...(overridden ? [{ heading: 'overrides', cell: overrideCell }] : []),
+    ...(dynamic ? [{ heading: 'dynamic', cell: dynamicCell }] : []),
   ]);
-  const lines = [entries.length === 0 ? '(no tools)' : table, '', BADGE_LEGEND, ''];
+  const heading =
+    view.toolsetName === undefined
+      ? []
+      : [`toolset ${view.toolsetName}: ${entries.length} tool(s)`];
+  const lines = [...heading, entries.length === 0 ? '(no tools)' : table, '', BADGE_LEGEND, ''];
   for (const server of servers) {
     const status = server.status;
     if (status.state === 'up') {
@@ -75,18 +111,44 @@ function toolsTable(servers: readonly Downstream[], entries: readonly CatalogEnt
       );
     }
   }
+  if (dynamic) {
+    lines.push(
+      '',
+      'dynamic: listed with their worst case; each call is refined for its arguments (by the server, a rule or a classifier of the argument shown)',
+    );
+  }
+  if (explain) {
+    lines.push('');
+    for (const entry of entries) {
+      const meta = toolMeta(entry);
+      const reasons = Object.entries(meta.reasons);
+      const why = meta.dynamic?.why ?? [];
+      if (reasons.length === 0 && why.length === 0) continue;
+      lines.push(`${entry.flattenedName}:`);
+      for (const [field, reason] of reasons) {
+        lines.push(`  ${field} (${meta.sources[field] ?? '?'}): ${reason}`);
+      }
+      for (const sentence of why) lines.push(`  dynamic: ${sentence}`);
+    }
+  }
+  const orphans = view.orphans;
+  if (orphans.members.length + orphans.notes.length + orphans.overrides.length > 0) {
+    lines.push('', ...orphanLines(orphans));
+  }
   return `${lines.join('\n')}\n`;
 }
 
-function toolsJson(servers: readonly Downstream[], entries: readonly CatalogEntry[]): unknown {
+function toolsJson(servers: readonly Downstream[], view: ToolView): unknown {
   return {
     servers: servers.map((server) => ({
       name: server.name,
       ...server.status,
       tools: server.snapshot.tools.length,
     })),
-    tools: entries.map((entry) => {
+    ...(view.toolsetName === undefined ? {} : { toolset: view.toolsetName }),
+    tools: view.entries.map((entry) => {
       const meta = toolMeta(entry);
+      const listed = listedMeta(entry);
       const annotations: Record<string, unknown> = {};
       const effective = entry.effective.annotations;
       if (effective.title !== undefined) annotations['title'] = effective.title;
@@ -97,14 +159,18 @@ function toolsJson(servers: readonly Downstream[], entries: readonly CatalogEntr
         namespacedName: entry.namespacedName,
         flattenedName: entry.flattenedName,
         refId: entry.refId,
-        description: entry.description,
+        description: entry.listed['description'] ?? entry.description,
         declared: entry.declared ?? null,
         annotations,
         extensions: meta.extensions,
         sources: meta.sources,
         reasons: meta.reasons,
         conflicts: meta.conflicts,
+        overrides: listed.overrides ?? {},
+        notes: listed.notes ?? [],
+        dynamic: meta.dynamic ?? null,
       };
     }),
+    orphans: view.orphans,
   };
 }

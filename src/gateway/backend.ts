@@ -1,15 +1,29 @@
 import { HintgateError } from '../core/errors.js';
 import type { Downstream } from '../mcp/downstream.js';
 import type { Era } from '../mcp/era.js';
-import type { FrontBackend, FrontCall, FrontRequest } from '../mcp/front-backend.js';
+import { declaresToolResolution } from '../mcp/dynamic-wire.js';
+import type {
+  DynamicReply,
+  DynamicRequest,
+  FrontBackend,
+  FrontCall,
+  FrontRequest,
+  ToolListing,
+  ToolListingJson,
+} from '../mcp/front-backend.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import { frontCapabilities, frontInstructions } from './capabilities.js';
 import type { Catalog } from './catalog.js';
 import type { Directory } from './directory.js';
+import { answerDynamic } from './dynamic/answer.js';
+import type { DynamicResolver } from './dynamic/resolver.js';
 import type { CallContext, CallToolResult } from './pipeline/context.js';
 import { createCallContext } from './pipeline/context.js';
 import type { ServerSet } from './servers.js';
+import type { ToolsetService } from './toolsets/service.js';
+import type { ToolView } from './toolsets/view.js';
+import type { SessionInfo } from '../mcp/session.js';
 
 /** What {@link GatewayBackend} is made of. */
 export interface GatewayBackendParts {
@@ -17,7 +31,13 @@ export interface GatewayBackendParts {
   readonly catalog: Catalog;
   readonly directory: Directory;
   readonly servers: ServerSet;
+  /** What each session sees: its toolset, overrides, notes, meta tools. */
+  readonly toolsets: ToolsetService;
+  /** Resolves once the toolsets in use and the global overrides are loaded. */
+  readonly toolsetsLoaded: () => Promise<void>;
   readonly handleCall: (ctx: CallContext) => Promise<CallToolResult>;
+  /** Resolves calls of dynamic tools for `tools/annotations` and `tools/resolve`. */
+  readonly dynamic: DynamicResolver;
   /** How long lists wait for servers still starting, from {@link GatewayBackend.startClock}. */
   readonly startupWaitMs: number;
   readonly now?: () => number;
@@ -32,7 +52,8 @@ export class GatewayBackend implements FrontBackend {
   readonly serverInfo: { readonly name: string; readonly version: string };
   private readyPromise: Promise<void> | undefined;
   private isReady = false;
-  private listJson: { version: number; json: string | undefined } | undefined;
+  /** Per view: whether its listing can be sent as cached JSON (no SDK projection needed). */
+  private readonly listJson = new WeakMap<ToolView, boolean>();
   private readonly now: () => number;
 
   constructor(private readonly parts: GatewayBackendParts) {
@@ -44,9 +65,12 @@ export class GatewayBackend implements FrontBackend {
   startClock(): void {
     if (this.readyPromise !== undefined) return;
     const wait = this.parts.startupWaitMs;
-    this.readyPromise = Promise.race([
-      this.parts.servers.settled(),
-      new Promise<void>((resolve) => setTimeout(resolve, wait).unref()),
+    this.readyPromise = Promise.all([
+      Promise.race([
+        this.parts.servers.settled(),
+        new Promise<void>((resolve) => setTimeout(resolve, wait).unref()),
+      ]),
+      this.parts.toolsetsLoaded(),
     ]).then(() => {
       this.isReady = true;
     });
@@ -71,23 +95,30 @@ export class GatewayBackend implements FrontBackend {
     );
   }
 
-  listTools(): readonly JsonObject[] {
-    return this.parts.catalog.listedTools();
+  listTools(session: SessionInfo): ToolListing {
+    const view = this.parts.toolsets.view(session);
+    return { tools: view.listedFor(resolvesTools(session)), meta: view.meta };
   }
 
-  listToolsJson(): string | undefined {
-    const catalog = this.parts.catalog;
-    if (this.listJson?.version !== catalog.version) {
-      const tools = catalog.listedTools();
-      const projectable = tools.every(
+  listToolsJson(session: SessionInfo): ToolListingJson | undefined {
+    // Cached per view, and views are shared by every session seeing the same tools.
+    const view = this.parts.toolsets.view(session);
+    let projectable = this.listJson.get(view);
+    if (projectable === undefined) {
+      projectable = view.listed.every(
         (tool) => !isJsonObject(tool['outputSchema']) || tool['outputSchema']['type'] === 'object',
       );
-      this.listJson = {
-        version: catalog.version,
-        json: projectable ? JSON.stringify({ tools }) : undefined,
-      };
+      this.listJson.set(view, projectable);
     }
-    return this.listJson.json;
+    return projectable ? view.listJson(resolvesTools(session)) : undefined;
+  }
+
+  resolveAnnotations(request: DynamicRequest): Promise<DynamicReply> {
+    return answerDynamic(
+      request,
+      (session, name) => this.parts.toolsets.view(session).lookup(name),
+      this.parts.dynamic,
+    );
   }
 
   eraOfTool(name: string): Era | undefined {
@@ -205,4 +236,9 @@ function uriOf(request: FrontRequest): string {
   const uri = request.params['uri'];
   if (typeof uri !== 'string') throw new HintgateError('INVALID_ARGUMENTS', 'expected a "uri"');
   return uri;
+}
+
+/** True when the session negotiated the tool-resolution extension (its tools get the marker). */
+function resolvesTools(session: SessionInfo): boolean {
+  return declaresToolResolution(session.clientCapabilities);
 }

@@ -19,6 +19,8 @@ export interface CatalogChange {
 export class Catalog {
   private readonly records = new Map<string, readonly ToolRecord[]>();
   private readonly fingerprints = new Map<string, Map<string, ToolRecord>>();
+  /** What each server's records were made with: other settings read its tools anew. */
+  private readonly settingsKeys = new Map<string, string>();
   private readonly entriesByServer = new Map<string, readonly CatalogEntry[]>();
   private readonly byFlattened = new Map<string, CatalogEntry>();
   private readonly byNamespaced = new Map<string, CatalogEntry>();
@@ -47,7 +49,11 @@ export class Catalog {
   ): CatalogChange {
     const seen = new Set<string>();
     const records: ToolRecord[] = [];
-    const known = this.fingerprints.get(server);
+    // A server that came back declaring other capabilities (it now resolves its tools
+    // itself) has its tools read again, even when they are listed unchanged.
+    const key = settingsKey(settings);
+    const known = this.settingsKeys.get(server) === key ? this.fingerprints.get(server) : undefined;
+    this.settingsKeys.set(server, key);
     const fingerprints = new Map<string, ToolRecord>();
     for (const tool of tools) {
       // A tool listed again unchanged keeps its record: no inference, no change for clients.
@@ -80,6 +86,7 @@ export class Catalog {
     if (!this.records.has(server)) return { changed: false };
     this.records.delete(server);
     this.fingerprints.delete(server);
+    this.settingsKeys.delete(server);
     return this.rebuild(server);
   }
 
@@ -140,8 +147,12 @@ export class Catalog {
       for (const record of records) {
         const flattened = names.get(record.namespacedName) ?? record.namespacedName;
         const old = byRecord.get(record.refId + record.namespacedName);
+        // A record read again (its server's capabilities changed) is a new entry too.
         const keep =
-          old !== undefined && old.flattenedName === flattened && old.tool === record.tool;
+          old !== undefined &&
+          old.flattenedName === flattened &&
+          old.tool === record.tool &&
+          old.effective === record.effective;
         const entry = keep ? old : toCatalogEntry(record, flattened);
         if (!keep) added.push(entry);
         entries.push(entry);
@@ -180,4 +191,15 @@ export class Catalog {
     this.versionValue++;
     return { changed: true };
   }
+}
+
+/**
+ * What of a server's settings its records depend on and may change while the gateway runs:
+ * the capabilities it declared (rules, trust and defaults come from config, fixed at start).
+ */
+function settingsKey(settings: ServerAnnotationSettings): string {
+  const dynamic = settings.dynamic;
+  return dynamic === undefined
+    ? settings.trust
+    : `${settings.trust} ${String(dynamic.serverResolve)} ${String(dynamic.serverAnnotations)}`;
 }

@@ -2,14 +2,21 @@ import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { ClientIdentity } from '../mcp/downstream-connect.js';
 import { FrontHub } from '../mcp/front-hub.js';
+import type { Store } from '../store/store.js';
 import { GatewayBackend } from './backend.js';
+import type { CallPolicy } from './call-policy.js';
+import { createCallPolicy } from './call-policy.js';
 import { Catalog } from './catalog.js';
 import { Directory } from './directory.js';
+import { DynamicResolver } from './dynamic/resolver.js';
 import { annotate } from './pipeline/annotate.js';
 import { compose } from './pipeline/compose.js';
 import { forward } from './pipeline/forward.js';
 import { resolve } from './pipeline/resolve.js';
+import { META_TOOLS, META_TOOLS_BY_NAME } from './meta-tools/index.js';
 import { ServerSet } from './servers.js';
+import { createCallScope } from './toolsets/scope.js';
+import { ToolsetService } from './toolsets/service.js';
 
 /** What a gateway is built from. */
 export interface GatewayOptions {
@@ -17,6 +24,12 @@ export interface GatewayOptions {
   /** The data directory (absolute); server logs go to its `logs/`. */
   readonly dataDir: string;
   readonly identity: ClientIdentity;
+  /**
+   * The open store (toolsets, notes, overrides, approvals, audit). The caller opens it
+   * before the gateway starts and closes it after {@link Gateway.close}; tests open a PGlite
+   * store in a temporary directory.
+   */
+  readonly store: Store;
   /** The environment spawned servers inherit from (a safe subset of it). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   /** Retry servers that fail or crash (default true). */
@@ -32,6 +45,12 @@ export interface Gateway {
   readonly servers: ServerSet;
   readonly hub: FrontHub;
   readonly backend: GatewayBackend;
+  /** Equipped toolsets, overrides, notes and the views sessions see. */
+  readonly toolsets: ToolsetService;
+  /** The store the gateway was given (not closed by {@link Gateway.close}). */
+  readonly store: Store;
+  /** The configured steps of the call path: cache, audit and replica stats. */
+  readonly calls: CallPolicy;
   /** Starts every server at once; resolves when each has settled (up or down). */
   start(): Promise<void>;
   /** Closes every server and ends their processes. */
@@ -40,8 +59,9 @@ export interface Gateway {
 
 /**
  * Wires a gateway: the downstream servers from config, the catalog and directory they fill,
- * the call pipeline (resolve, annotate, forward; later steps go between), and the backend
- * and hub the fronts use. Holds no logic of its own.
+ * the call pipeline (audit, resolve, annotate, policy, confirm, cache, rate limit, retry,
+ * route, forward: the order of the onion), and the backend and hub the fronts use. Holds no
+ * logic of its own.
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
@@ -65,9 +85,42 @@ export function createGateway(options: GatewayOptions): Gateway {
       ? `server "${server}" is down: ${status.reason}`
       : `server "${server}" is not available`;
   };
+  // Dynamic annotations: a server that resolves its tools itself is asked through its
+  // connection (the one serving its lists), within its own `dynamic.timeoutMs`.
+  const dynamic = new DynamicResolver((server, method, params, { signal, timeoutMs }) => {
+    const downstream = servers.get(server);
+    if (downstream === undefined) return Promise.reject(new Error(`no server named "${server}"`));
+    return downstream.request(method, params, { signal, timeoutMs });
+  });
+  const toolsets = new ToolsetService({
+    store: options.store,
+    catalog,
+    defaultToolset: config.toolsets.default,
+    configurationMode: config.toolsets.configurationMode,
+    localTools: META_TOOLS,
+    notify: (affects) => hub.toolsChangedFor(affects),
+    log: options.log ?? (() => undefined),
+  });
+  hub.onSessionClosed((id) => toolsets.forgetSession(id));
+  let loading: Promise<void> | undefined;
+  const loadToolsets = (): Promise<void> => (loading ??= toolsets.start());
+  const calls = createCallPolicy({
+    policy: config.policy,
+    store: options.store,
+    replicasOf: (server) => servers.replicaGroup(server),
+    replicaStates: () => servers.replicaStates(),
+    log: options.log ?? (() => undefined),
+  });
   const handleCall = compose([
-    resolve(catalog, downReason),
-    annotate(),
+    calls.audit,
+    resolve(catalog, downReason, createCallScope(toolsets, catalog, META_TOOLS_BY_NAME)),
+    annotate(dynamic),
+    calls.policy,
+    calls.confirm,
+    calls.cache,
+    calls.rateLimit,
+    calls.retry,
+    calls.route,
     forward(
       (server) => servers.get(server),
       (server) => config.mcpServers[server]?.timeouts.callMs ?? 60_000,
@@ -78,7 +131,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     catalog,
     directory,
     servers,
+    toolsets,
+    toolsetsLoaded: loadToolsets,
     handleCall,
+    dynamic,
     startupWaitMs: config.gateway.startupWaitMs,
   });
   return {
@@ -87,10 +143,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     servers,
     hub,
     backend,
-    start: () => {
+    toolsets,
+    store: options.store,
+    start: async () => {
+      const loaded = loadToolsets();
       backend.startClock();
-      return servers.start();
+      await Promise.all([servers.start(), loaded]);
     },
-    close: () => servers.close(),
+    calls,
+    close: async () => {
+      toolsets.close();
+      await servers.close();
+      await calls.close();
+    },
   };
 }

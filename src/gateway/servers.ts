@@ -1,10 +1,15 @@
-import type { Config } from '../config/schema.js';
+import type { Config, ServerConfig } from '../config/schema.js';
 import type { ClientIdentity } from '../mcp/downstream-connect.js';
 import type { DownstreamStatus, ListKind } from '../mcp/downstream.js';
 import { Downstream } from '../mcp/downstream.js';
 import type { FrontHub } from '../mcp/front-hub.js';
+import type { ServerAnnotationSettings } from './catalog-entry.js';
 import type { Catalog } from './catalog.js';
 import type { Directory } from './directory.js';
+import { compileConfigRules, serverDynamicSettings } from './dynamic/settings.js';
+import type { ScopedRule } from './dynamic/spec.js';
+import type { ReplicaState } from './replicas.js';
+import { Replica, ReplicaGroup, replicaName, replicaServerConfig } from './replicas.js';
 
 /** Options of {@link ServerSet}. */
 export interface ServerSetOptions {
@@ -27,94 +32,163 @@ export interface ServerSetOptions {
  * a list change re-reads that one list; clients hear each change once per burst.
  */
 export class ServerSet {
-  private readonly servers = new Map<string, Downstream>();
+  /** Each server's connections: one, or one per replica. */
+  private readonly servers = new Map<string, readonly Downstream[]>();
+  private readonly groups = new Map<string, ReplicaGroup>();
+  /** The config's dynamic-annotation rules, compiled once, per server. */
+  private readonly rules: ReadonlyMap<string, readonly ScopedRule[]>;
 
   constructor(private readonly options: ServerSetOptions) {
+    this.rules = compileConfigRules(options.config);
     for (const [name, config] of Object.entries(options.config.mcpServers)) {
       if (!config.enabled || config.disabled === true) continue;
-      this.servers.set(
-        name,
-        new Downstream({
+      if (config.replicas.length === 0) {
+        this.servers.set(name, [this.connection(name, name, config)]);
+        continue;
+      }
+      // One logical server, several connections: the catalog lists its tools once.
+      const connections = config.replicas.map((replica, index) =>
+        this.connection(
           name,
-          config,
-          identity: options.identity,
-          logDir: options.logDir,
-          reconnect: options.reconnect,
-          baseEnv: options.baseEnv,
-          events: {
-            status: (server) => this.onStatus(server),
-            listChanged: (server, kind) => this.onListChanged(server, kind),
-            resourceUpdated: (_server, params) => options.hub.resourceUpdated(params),
-            log: (server, params) => {
-              const logger =
-                typeof params['logger'] === 'string'
-                  ? `${server.name}/${params['logger']}`
-                  : server.name;
-              options.hub.log({ ...params, logger });
-            },
-          },
-        }),
+          replicaName(name, replica, index),
+          replicaServerConfig(config, replica),
+        ),
+      );
+      this.servers.set(name, connections);
+      this.groups.set(
+        name,
+        new ReplicaGroup(
+          name,
+          config.replicas.map(
+            (replica, index) =>
+              new Replica(
+                (connections[index] as Downstream).name,
+                connections[index] as Downstream,
+                replica.weight,
+                replica.categories,
+              ),
+          ),
+          options.config.policy.routing,
+        ),
       );
     }
   }
 
-  /** The server named `name`, if enabled. */
-  get(name: string): Downstream | undefined {
-    return this.servers.get(name);
+  private connection(server: string, name: string, config: ServerConfig): Downstream {
+    const { options } = this;
+    return new Downstream({
+      name,
+      config,
+      identity: options.identity,
+      logDir: options.logDir,
+      reconnect: options.reconnect,
+      baseEnv: options.baseEnv,
+      events: {
+        status: (connection) => this.onStatus(server, connection),
+        listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
+        resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
+        log: (_connection, params) => {
+          const logger =
+            typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
+          options.hub.log({ ...params, logger });
+        },
+      },
+    });
   }
 
-  /** Every enabled server, by name. */
+  /**
+   * The server named `name`, if enabled; for a server with replicas, the first replica that
+   * is up (else the first), which serves its lists, prompts and resources.
+   */
+  get(name: string): Downstream | undefined {
+    const connections = this.servers.get(name);
+    if (connections === undefined || connections.length === 1) return connections?.[0];
+    return connections.find((connection) => connection.status.state === 'up') ?? connections[0];
+  }
+
+  /** The replicas of a server that has several, for routing calls among them. */
+  replicaGroup(name: string): ReplicaGroup | undefined {
+    return this.groups.get(name);
+  }
+
+  /** Where every replica stands, by server (servers with replicas only). */
+  replicaStates(): Record<string, ReplicaState[]> {
+    return Object.fromEntries([...this.groups].map(([name, group]) => [name, group.states()]));
+  }
+
+  /** Every enabled server, by name (for a server with replicas, see {@link get}). */
   all(): readonly Downstream[] {
-    return [...this.servers.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.servers.keys()]
+      .sort((a, b) => a.localeCompare(b))
+      .map((name) => this.get(name) as Downstream);
   }
 
   /** Starts connecting every server at once; resolves when each has settled (up or down). */
   async start(): Promise<void> {
-    await Promise.all([...this.servers.values()].map((server) => server.start()));
+    await Promise.all(this.connections().map((server) => server.start()));
   }
 
   /** Resolves when every server has settled once. */
   async settled(): Promise<void> {
-    await Promise.all([...this.servers.values()].map((server) => server.settled()));
+    await Promise.all(this.connections().map((server) => server.settled()));
   }
 
   /** Closes every server (ending every spawned process group), all at once. */
   async close(): Promise<void> {
-    await Promise.all([...this.servers.values()].map((server) => server.close()));
+    await Promise.all(this.connections().map((server) => server.close()));
   }
 
-  private onStatus(server: Downstream): void {
+  private connections(): Downstream[] {
+    return [...this.servers.values()].flat();
+  }
+
+  private onStatus(name: string, connection: Downstream): void {
     const { catalog, directory, hub } = this.options;
-    const status = server.status;
-    if (status.state === 'up') {
+    // For a server with replicas, the server is up while any replica is: the catalog follows
+    // the replica serving its lists, whichever connection changed.
+    const server = this.get(name) as Downstream;
+    const changed = connection.status;
+    if (server.status.state === 'up') {
       const snapshot = server.snapshot;
-      const settings = {
-        trust: server.config.trust,
-        defaultAnnotations: server.config.defaultAnnotations,
-      };
-      if (catalog.setServer(server.name, snapshot.tools, settings).changed) hub.changed('tools');
-      this.notifyDirectory(directory.setServer(server.name, snapshot));
-      this.options.log(
-        `server "${server.name}" is up: ${snapshot.tools.length} tool(s), protocol ${status.protocolVersion}`,
-      );
-      return;
+      const settings = this.annotationSettings(name, server);
+      if (catalog.setServer(name, snapshot.tools, settings).changed) hub.changed('tools');
+      this.notifyDirectory(directory.setServer(name, snapshot));
+    } else {
+      if (catalog.removeServer(name, { remember: true }).changed) hub.changed('tools');
+      this.notifyDirectory(directory.removeServer(name));
     }
-    if (catalog.removeServer(server.name, { remember: true }).changed) hub.changed('tools');
-    this.notifyDirectory(directory.removeServer(server.name));
-    if (status.state === 'down') this.options.log(describeDown(server.name, status));
+    if (changed.state === 'up') {
+      this.options.log(
+        `server "${connection.name}" is up: ${connection.snapshot.tools.length} tool(s), protocol ${changed.protocolVersion}`,
+      );
+    } else if (changed.state === 'down') {
+      this.options.log(describeDown(connection.name, changed));
+    }
   }
 
-  private onListChanged(server: Downstream, kind: ListKind): void {
+  /** How a server's tools are annotated: trust, defaults, and how its calls are resolved. */
+  private annotationSettings(name: string, server: Downstream): ServerAnnotationSettings {
+    return {
+      trust: server.config.trust,
+      defaultAnnotations: server.config.defaultAnnotations,
+      dynamic: serverDynamicSettings(
+        server.config,
+        server.snapshot.capabilities,
+        this.rules.get(name) ?? [],
+      ),
+    };
+  }
+
+  private onListChanged(name: string, server: Downstream, kind: ListKind): void {
     const { catalog, directory, hub } = this.options;
+    // Replicas list the same things; the one serving the server's lists speaks for it.
+    if (server !== this.get(name)) return;
     const snapshot = server.snapshot;
     if (kind === 'tools') {
-      const settings = {
-        trust: server.config.trust,
-        defaultAnnotations: server.config.defaultAnnotations,
-      };
-      if (catalog.setServer(server.name, snapshot.tools, settings).changed) hub.changed('tools');
+      const settings = this.annotationSettings(name, server);
+      if (catalog.setServer(name, snapshot.tools, settings).changed) hub.changed('tools');
     } else {
-      this.notifyDirectory(directory.setServer(server.name, snapshot));
+      this.notifyDirectory(directory.setServer(name, snapshot));
     }
   }
 

@@ -71,14 +71,18 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     principal: string | undefined,
   ): Promise<Response> => {
     await backend.ready();
+    // Declared before the server so that the hub can ask for the session id once known.
+    // eslint-disable-next-line prefer-const
+    let transport: WebStandardStreamableHTTPServerTransport;
     const server = createFrontServer(backend, {
       era: 'legacy',
       front: 'http',
       connectionId: 'http',
       principal,
       hub,
+      sessionId: () => transport.sessionId,
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, server });

@@ -8,8 +8,20 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
+import { toolResolutionCapabilities } from './dynamic-wire.js';
 import { DownstreamError, fromClientError } from './errors.js';
 import { ChildProcessTransport } from './stdio-transport.js';
+
+/**
+ * What hintgate declares to downstream servers as their client: it relays elicitation and
+ * sampling to its own clients, and negotiates the tool-resolution extension so that servers
+ * mark the tools they resolve (hintgate forwards `tools/resolve` to them).
+ */
+export const DOWNSTREAM_CLIENT_CAPABILITIES = {
+  elicitation: { form: {} },
+  sampling: {},
+  ...toolResolutionCapabilities(),
+};
 
 /** Who the gateway is to downstream servers. */
 export interface ClientIdentity {
@@ -86,7 +98,7 @@ async function connectOnce(
   const client = new Client(
     { name: options.identity.name, version: options.identity.version },
     {
-      capabilities: { elicitation: { form: {} }, sampling: {} },
+      capabilities: DOWNSTREAM_CLIENT_CAPABILITIES,
       versionNegotiation: negotiation(config, remaining),
     },
   );

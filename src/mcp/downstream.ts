@@ -4,7 +4,7 @@ import type { ServerConfig } from '../config/schema.js';
 import type { HintgateErrorCode } from '../core/errors.js';
 import { HintgateError, errorMessage } from '../core/errors.js';
 import type { ClientIdentity, Connection } from './downstream-connect.js';
-import { connectServer } from './downstream-connect.js';
+import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './downstream-connect.js';
 import type { Era } from './era.js';
 import { modernEnvelope, neutralResult } from './era.js';
 import { DownstreamError, fromClientError } from './errors.js';
@@ -363,7 +363,7 @@ export class Downstream {
     const client = connection.client;
     this.envelope =
       era === 'modern'
-        ? modernEnvelope({ ...this.options.identity }, { elicitation: { form: {} }, sampling: {} })
+        ? modernEnvelope({ ...this.options.identity }, { ...DOWNSTREAM_CLIENT_CAPABILITIES })
         : undefined;
     if (connection.child !== undefined) {
       const lane = new RawLane(this.name, connection.child);

@@ -25,17 +25,28 @@ const MAX_CACHED_SCHEMAS = 512;
 
 const validator = new AjvJsonSchemaValidator();
 const compiled = new Map<string, Validate>();
+/**
+ * The same validators by schema object: a caller that keeps its listed tools (a gateway's
+ * catalog) pays for neither compiling nor canonicalizing the schema again on each request.
+ */
+const bySchema = new WeakMap<object, Validate>();
 
 function validatorFor(schema: JsonSchemaType): Validate {
+  const known = bySchema.get(schema);
+  if (known !== undefined) return known;
   const key = canonicalJson(schema);
   const found = compiled.get(key);
-  if (found !== undefined) return found;
+  if (found !== undefined) {
+    bySchema.set(schema, found);
+    return found;
+  }
   const validate: Validate = validator.getValidator(schema);
   if (compiled.size >= MAX_CACHED_SCHEMAS) {
     const oldest = compiled.keys().next();
     if (oldest.done !== true) compiled.delete(oldest.value);
   }
   compiled.set(key, validate);
+  bySchema.set(schema, validate);
   return validate;
 }
 

@@ -126,18 +126,24 @@ function errorLine(id: RpcId, error: { code: number; message: string; data?: unk
 }
 
 /**
- * The tools/list result for a client of `era`, serialized from the catalog's cached JSON;
- * undefined when a 2025 client needs the SDK's projection of some tool.
+ * The tools/list result for this session, serialized from the cached JSON of what it sees;
+ * undefined when a 2025 client needs the SDK's projection of some tool. 2026 clients get
+ * `ttlMs: 0` and `cacheScope: "private"`: what they see depends on their toolset.
  */
 export function toolsListResult(
   backend: FrontBackend,
   session: SessionInfo,
   serverInfoJson: string,
 ): string | undefined {
-  const body = backend.listToolsJson();
+  const body = backend.listToolsJson(session);
   if (body === undefined) return undefined;
-  if (session.era !== 'modern') return body;
-  return `${body.slice(0, -1)},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{"${SERVER_INFO_META_KEY}":${serverInfoJson}}}`;
+  if (session.era !== 'modern') {
+    return body.meta === undefined
+      ? `{"tools":${body.tools}}`
+      : `{"tools":${body.tools},"_meta":{${body.meta}}}`;
+  }
+  const meta = body.meta === undefined ? '' : `${body.meta},`;
+  return `{"tools":${body.tools},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{${meta}"${SERVER_INFO_META_KEY}":${serverInfoJson}}}`;
 }
 
 /** True when a 2025 client calls a tool of a 2026 server (its input requests need the SDK shim). */

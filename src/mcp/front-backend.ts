@@ -1,6 +1,7 @@
 import type { ServerRequestRelay } from './downstream.js';
+import type { DynamicMethod } from './dynamic-wire.js';
 import type { Era } from './era.js';
-import type { JsonObject } from './json-rpc.js';
+import type { JsonObject, RpcErrorObject } from './json-rpc.js';
 import type { SessionInfo } from './session.js';
 
 /** One tools/call as a front received it. */
@@ -24,6 +25,34 @@ export interface FrontRequest {
   readonly relay: ServerRequestRelay | undefined;
 }
 
+/** A `tools/annotations` or `tools/resolve` request as a front received it. */
+export interface DynamicRequest {
+  readonly method: DynamicMethod;
+  /** The params as received (`name`, `arguments`). */
+  readonly params: JsonObject;
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+}
+
+/** The answer to a {@link DynamicRequest}: its result, or the JSON-RPC error to send. */
+export type DynamicReply =
+  | { readonly ok: true; readonly result: JsonObject }
+  | { readonly ok: false; readonly error: RpcErrorObject };
+
+/** A tools/list answer: the tools, and the result's `_meta` when there is one. */
+export interface ToolListing {
+  readonly tools: readonly JsonObject[];
+  readonly meta: JsonObject | undefined;
+}
+
+/** A tools/list answer in serialized pieces. */
+export interface ToolListingJson {
+  /** The `tools` array as JSON. */
+  readonly tools: string;
+  /** The members of the result's `_meta` as JSON, without the braces; undefined when none. */
+  readonly meta: string | undefined;
+}
+
 /** Lists that can change under a connected client. */
 export type ChangeKind = 'tools' | 'prompts' | 'resources';
 
@@ -40,12 +69,14 @@ export interface FrontBackend {
   capabilities(): JsonObject;
   /** Resolves when lists may be answered (servers settled, or the startup wait is over). */
   ready(): Promise<void>;
-  listTools(): readonly JsonObject[];
+  /** The tools a session sees (its toolset's, or all) and the result's `_meta`, if any. */
+  listTools(session: SessionInfo): ToolListing;
   /**
-   * `{"tools":[...]}` serialized, cached per change (the fast path's answer); undefined when
-   * a tool needs the SDK's 2025 projection (a non-object output schema).
+   * The same listing serialized, cached per change and shared by every session seeing the
+   * same tools (the fast path's answer); undefined when a tool needs the SDK's 2025
+   * projection (a non-object output schema).
    */
-  listToolsJson(): string | undefined;
+  listToolsJson(session: SessionInfo): ToolListingJson | undefined;
   callTool(call: FrontCall): Promise<JsonObject>;
   /** The era of the server behind a tool, to know whether a call needs the SDK's 2025 shim. */
   eraOfTool(name: string): Era | undefined;
@@ -57,4 +88,9 @@ export interface FrontBackend {
   subscribeResource(request: FrontRequest): Promise<JsonObject>;
   unsubscribeResource(request: FrontRequest): Promise<JsonObject>;
   complete(request: FrontRequest): Promise<JsonObject>;
+  /**
+   * A call's annotations for its arguments (`tools/annotations`, `tools/resolve`), without
+   * calling the tool; expected failures are returned with their JSON-RPC error.
+   */
+  resolveAnnotations(request: DynamicRequest): Promise<DynamicReply>;
 }

@@ -10,7 +10,21 @@ export interface TrackedInstance {
   readonly front: FrontKind;
   /** Resource URIs its client subscribed to (2025). */
   readonly subscriptions: ReadonlySet<string>;
+  /** Its session (2025 HTTP: `Mcp-Session-Id`, once initialized) or connection id. */
+  readonly sessionId?: () => string | undefined;
 }
+
+/**
+ * A client as targeted change notifications see it: a tracked instance, or (with no
+ * `sessionId`) the 2026 HTTP clients as a whole, which are reached through a publisher.
+ */
+export interface ChangeTarget {
+  readonly era: Era;
+  readonly front: FrontKind;
+  readonly sessionId: string | undefined;
+}
+
+const MODERN_HTTP: ChangeTarget = { era: 'modern', front: 'http', sessionId: undefined };
 
 /** Publishes to the 2026 HTTP clients (their instances live for one request only). */
 export interface ModernPublisher {
@@ -37,6 +51,10 @@ export class FrontHub {
   private readonly instances = new Map<Server, TrackedInstance>();
   private readonly publishers = new Set<ModernPublisher>();
   private readonly pending = new Set<ChangeKind>();
+  /** Instances owed a tools list_changed that not every client is owed. */
+  private readonly pendingTools = new Set<Server>();
+  private pendingPublishers = false;
+  private readonly closedListeners = new Set<(sessionId: string) => void>();
   private timer: NodeJS.Timeout | undefined;
 
   /** Starts delivering to an instance; it is forgotten when it closes. */
@@ -45,8 +63,16 @@ export class FrontHub {
     const previous = server.onclose;
     server.onclose = () => {
       this.instances.delete(server);
+      this.pendingTools.delete(server);
+      const id = instance.sessionId?.();
+      if (id !== undefined) for (const listener of this.closedListeners) listener(id);
       previous?.();
     };
+  }
+
+  /** Calls `listener` with the session id of each tracked instance that closes. */
+  onSessionClosed(listener: (sessionId: string) => void): void {
+    this.closedListeners.add(listener);
   }
 
   /** Adds a 2026 HTTP publisher. */
@@ -63,6 +89,33 @@ export class FrontHub {
   changed(kind: ChangeKind): void {
     this.pending.add(kind);
     if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.flush(), CHANGE_DEBOUNCE_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * The tool list changed for some clients only (those whose toolset changed): `affects` is
+   * asked now, for each live instance and once for the 2026 HTTP clients as a whole, and
+   * those it picks are told with the next burst.
+   */
+  toolsChangedFor(affects: (target: ChangeTarget) => boolean): void {
+    let any = false;
+    for (const [server, instance] of this.instances) {
+      const target = {
+        era: instance.era,
+        front: instance.front,
+        sessionId: instance.sessionId?.(),
+      };
+      if (affects(target)) {
+        this.pendingTools.add(server);
+        any = true;
+      }
+    }
+    if (this.publishers.size > 0 && affects(MODERN_HTTP)) {
+      this.pendingPublishers = true;
+      any = true;
+    }
+    if (!any || this.timer !== undefined) return;
     this.timer = setTimeout(() => this.flush(), CHANGE_DEBOUNCE_MS);
     this.timer.unref();
   }
@@ -93,6 +146,14 @@ export class FrontHub {
     this.timer = undefined;
     const kinds = [...this.pending];
     this.pending.clear();
+    const targeted = [...this.pendingTools];
+    const publishers = this.pendingPublishers;
+    this.pendingTools.clear();
+    this.pendingPublishers = false;
+    if (!kinds.includes('tools')) {
+      for (const server of targeted) void send(server, 'tools');
+      if (publishers) for (const publisher of this.publishers) publisher.notify.toolsChanged();
+    }
     for (const kind of kinds) {
       for (const server of this.instances.keys()) void send(server, kind);
       for (const publisher of this.publishers) {

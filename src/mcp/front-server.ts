@@ -1,7 +1,8 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { Server, inputRequired } from '@modelcontextprotocol/server';
+import { ProtocolError, Server, inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ServerRequestRelay } from './downstream.js';
+import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from './dynamic-wire.js';
 import type { Era } from './era.js';
 import {
   PROTOCOL_VERSION_META_KEY,
@@ -26,6 +27,8 @@ export interface FrontServerOptions {
   readonly principal?: string | undefined;
   /** Notified of the instance so list changes reach its client. */
   readonly hub: FrontHub;
+  /** The session id once known (2025 HTTP: after initialize); default `connectionId`. */
+  readonly sessionId?: () => string | undefined;
   /**
    * Register with the hub (default true). 2026 HTTP instances live for one request and are
    * reached through the handler's publisher instead.
@@ -76,9 +79,14 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
     return result;
   };
 
-  server.setRequestHandler('tools/list', async () => {
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
     await backend.ready();
-    return { tools: backend.listTools() as never };
+    const listing = backend.listTools(sessionOf(ctx));
+    return (
+      listing.meta === undefined
+        ? { tools: listing.tools }
+        : { tools: listing.tools, _meta: listing.meta }
+    ) as never;
   });
   server.setRequestHandler('tools/call', (request, ctx) =>
     guard(async () => {
@@ -150,8 +158,30 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
   server.setRequestHandler('completion/complete', (request, ctx) =>
     guard(async () => (await backend.complete(requestOf(request.params, ctx))) as never),
   );
+  // Dynamic annotations: `tools/annotations` (the proposal) and `tools/resolve` (the
+  // tool-resolution extension), answered by the gateway without calling the tool.
+  for (const method of [TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD] as const) {
+    server.setRequestHandler(method, { params: LOOSE }, async (params, ctx) => {
+      const reply = await guard(async () => {
+        await backend.ready();
+        return backend.resolveAnnotations({
+          method,
+          params: isJsonObject(params) ? params : {},
+          session: sessionOf(ctx),
+          signal: ctx.mcpReq.signal,
+        });
+      });
+      if (reply.ok) return reply.result;
+      throw new ProtocolError(reply.error.code, reply.error.message, reply.error.data);
+    });
+  }
   if (options.track !== false)
-    options.hub.track(server, { era: options.era, front: options.front, subscriptions });
+    options.hub.track(server, {
+      era: options.era,
+      front: options.front,
+      subscriptions,
+      sessionId: options.sessionId ?? (() => options.connectionId),
+    });
   return server;
 }
 

@@ -14,13 +14,26 @@ describe('frontCapabilities', () => {
         { experimental: { 'b/y': {}, 'a/x': { on: false } }, futureKey: { v: 2 } },
       ]),
     ).toEqual({
-      tools: { listChanged: true },
+      tools: { listChanged: true, dynamicAnnotations: true },
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       logging: {},
       completions: {},
       experimental: { 'a/x': { on: true }, 'b/y': {} },
+      extensions: { 'io.modelcontextprotocol/tool-resolution': {} },
       futureKey: { v: 1 },
+    });
+  });
+
+  it('declares dynamic annotations and the tool-resolution extension, merging the servers extensions', () => {
+    const capabilities = frontCapabilities([
+      { extensions: { 'io.modelcontextprotocol/tool-resolution': { future: 1 }, 'x/y': {} } },
+      { tools: { dynamicAnnotations: false }, extensions: { 'x/y': { v: 2 } } },
+    ]);
+    expect(capabilities['tools']).toEqual({ listChanged: true, dynamicAnnotations: true });
+    expect(capabilities['extensions']).toEqual({
+      'io.modelcontextprotocol/tool-resolution': {},
+      'x/y': {},
     });
   });
 

@@ -63,8 +63,10 @@ describe('Catalog', () => {
       namespacedName: 's.read_thing',
       extensions: { tags: ['team'] },
       sources: { readOnlyHint: 'declared', tags: 'server-default' },
-      conflicts: [],
     });
+    // Kept small: no reasons in the listing, no empty conflicts.
+    expect(listed._meta[TOOL_META_KEY].conflicts).toBeUndefined();
+    expect(listed._meta[TOOL_META_KEY].reasons).toBeUndefined();
   });
 
   it('ignores declared hints of the wrong type for the effective values, but keeps them visible', () => {

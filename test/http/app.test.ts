@@ -6,9 +6,12 @@ import { httpSecurity } from '../../src/http/auth.js';
 import { createMcpEndpoint } from '../../src/http/mcp-endpoint.js';
 import { scratchDir } from '../helpers/config.js';
 import { fixture } from '../helpers/paths.js';
+import { openTestStore } from '../helpers/store.js';
 import type { Wire } from '../helpers/wire.js';
 
+const store = await openTestStore();
 const gateway = createGateway({
+  store,
   config: configSchema.parse({
     mcpServers: { echo: { command: process.execPath, args: [fixture('echo')], era: 'legacy' } },
   }),
@@ -43,6 +46,7 @@ const post = (body: unknown, extra: Record<string, string> = {}) =>
 afterAll(async () => {
   await endpoint.close();
   await gateway.close();
+  await store.close();
 });
 
 /** The JSON-RPC messages of an SSE or JSON response body. */

@@ -70,7 +70,7 @@ describe('Downstream', () => {
     await direct.close();
     expect(downstream.snapshot.tools).toEqual(listed['tools']);
     expect(downstream.snapshot.tools.find((tool) => tool['name'] === 'weird')).toMatchObject({
-      dynamicAnnotations: true,
+      vendorField: { kept: true },
       _meta: { 'vendor.test/n': 1 },
     });
     expect(downstream.snapshot.prompts[0]).toMatchObject({ name: 'greet', extraPromptField: 1 });

@@ -10,11 +10,16 @@ import type { StdioFront } from '../../src/mcp/front-stdio.js';
 import { scratchDir } from '../helpers/config.js';
 import { LOOSE } from '../helpers/gateway.js';
 import { fixture } from '../helpers/paths.js';
+import { openTestStore } from '../helpers/store.js';
+import type { Store } from '../../src/store/store.js';
 
 let gateway: Gateway;
+let store: Store;
 
 beforeAll(async () => {
+  store = await openTestStore();
   gateway = createGateway({
+    store,
     config: configSchema.parse({
       mcpServers: {
         old: { command: process.execPath, args: [fixture('echo')], era: 'legacy' },
@@ -30,6 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway.close();
+  await store.close();
 });
 
 /** A client talking to an in-process stdio front over a pair of pipes. */

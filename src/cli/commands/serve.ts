@@ -22,6 +22,10 @@ export function registerServe(program: Command): void {
       '--token <token>',
       'the bearer token HTTP clients must send (default: $HINTGATE_TOKEN, or http.token in config)',
     )
+    .option(
+      '--store <url>',
+      "a postgres:// URL to keep toolsets, notes and overrides in (default: the config's store, else the embedded store in the data directory)",
+    )
     .option('--no-fast-path', 'answer every request through the SDK (slower; for comparison)')
     .action(async (options: ServeOptions) => {
       // Loaded on use: other commands start without the gateway and the SDKs.

@@ -16,6 +16,10 @@ export function registerTools(program: Command): void {
       '--json',
       'print JSON: the servers with their status, and every tool with its annotations and their sources',
     )
+    .option('--toolset <name>', "show this toolset's tools, with its notes and overrides")
+    .option('--explain', 'add the reason behind every inferred value')
+    .option('--store <url>', "a postgres:// URL (default: the config's store)")
+    .option('--data-dir <dir>', "the embedded store's data directory, instead of the config's")
     .action(async (options: ToolsOptions) => {
       const { runTools } = await import('../run-tools.js');
       await runTools(options);

@@ -1,13 +1,33 @@
+import { DynamicResolver } from '../dynamic/resolver.js';
 import type { CallMiddleware } from './compose.js';
 import { requireEntry } from './context.js';
 
 /**
- * Sets the annotations that hold for this call: the tool's effective annotations. (A later
- * step refines them per call from `tools/annotations` answers and rules: dynamic values.)
+ * Sets the annotations that hold for this call, before policy, cache, retry and route act
+ * on them. A static tool's are its effective annotations, as listed (no work). A dynamic
+ * tool's are refined for the call's arguments (source `dynamic`, with reasons) by its
+ * server's own answer, a rule or a built-in classifier, within the bounds of its static
+ * annotations; when nothing applies, or its server fails to answer, the listed worst case
+ * holds. `trace.dynamic` says which (`server`, `rule`, `classifier`, `none`, `fallback`).
+ * Without a resolver, no server is ever asked (rules and classifiers still apply).
  */
-export function annotate(): CallMiddleware {
+export function annotate(
+  resolver: DynamicResolver = new DynamicResolver(noServer),
+): CallMiddleware {
   return async function annotate(ctx, next) {
-    ctx.annotations = requireEntry(ctx).effective;
+    const entry = requireEntry(ctx);
+    if (entry.dynamic === undefined) {
+      ctx.annotations = entry.effective;
+      return next();
+    }
+    const found = await resolver.resolve(entry, ctx.params['arguments'], ctx.signal);
+    ctx.annotations = found.annotations;
+    ctx.trace['dynamic'] =
+      found.fallback !== undefined ? 'fallback' : (found.resolution?.origin ?? 'none');
     return next();
   };
+}
+
+function noServer(server: string): Promise<never> {
+  return Promise.reject(new Error(`no connection to server "${server}"`));
 }

@@ -5,12 +5,27 @@ import type { CallContext, CallToolResult } from './context.js';
 export type Next = () => Promise<CallToolResult>;
 
 /** One step of the call path: does its job, then calls `next` (or answers without it). */
-export type CallMiddleware = (ctx: CallContext, next: Next) => Promise<CallToolResult>;
+export interface CallMiddleware {
+  (ctx: CallContext, next: Next): Promise<CallToolResult>;
+  /**
+   * The step may call `next` again after an earlier call settled (a retry runs the steps
+   * after it once per attempt). For any other step a second call is a bug.
+   */
+  readonly repeatsNext?: boolean;
+}
+
+/** Marks a step as one that calls `next` once per attempt (see {@link CallMiddleware}). */
+export function repeatsNext(
+  step: (ctx: CallContext, next: Next) => Promise<CallToolResult>,
+): CallMiddleware {
+  return Object.assign(step, { repeatsNext: true });
+}
 
 /**
  * Composes steps into one handler, the first wrapping all the others (an onion): a step sees
- * the call before the later ones and their result after them. Calling `next` twice, or a
- * pipeline without a terminal step, is a bug and fails loudly.
+ * the call before the later ones and their result after them. Calling `next` twice (except
+ * from a step marked {@link repeatsNext}), or a pipeline without a terminal step, is a bug
+ * and fails loudly.
  */
 export function compose(
   steps: readonly CallMiddleware[],
@@ -20,7 +35,7 @@ export function compose(
     // Not an async function: the steps return promises already, and the hot path saves one
     // promise per step. Misuse still surfaces as a rejection, never a synchronous throw.
     const dispatch = (index: number): Promise<CallToolResult> => {
-      if (index <= last)
+      if (index <= last && steps[index - 1]?.repeatsNext !== true)
         return Promise.reject(new HintgateError('PIPELINE', 'next() called more than once'));
       last = index;
       const step = steps[index];

@@ -1,5 +1,6 @@
 import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import { HintgateError } from '../../core/errors.js';
+import type { Decision } from '../../core/policy/decide.js';
 import type { DownstreamCallOptions, ServerRequestRelay } from '../../mcp/downstream.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { SessionInfo } from '../../mcp/session.js';
@@ -34,9 +35,24 @@ export interface CallTrace {
   refId?: string;
   /** Which step ended the call without forwarding it, if one did. */
   stoppedBy?: string;
-  outcome?: 'ok' | 'tool-error' | 'input-required' | 'error' | 'cancelled';
+  outcome?: 'ok' | 'tool-error' | 'input-required' | 'denied' | 'error' | 'cancelled';
   error?: string;
   durationMs?: number;
+  /**
+   * What became of the call's confirmation: `allow` (none needed), `deny` (policy), or the
+   * answer to the question: `approved`, `declined`, `cancelled`, `denied`, `expired`,
+   * `needs-approval` (queued, not waited for), `input-required` (asked a 2026 client).
+   */
+  decision?: string;
+  /** Who approved or refused it (`elicitation:<client>`, the approval's decider). */
+  approver?: string;
+  /** The approval queue entry, when the call went through it. */
+  approvalId?: string;
+  /** Attempts after the first. */
+  retries?: number;
+  cacheHit?: boolean;
+  /** The replica that served the call, for servers with several. */
+  replica?: string;
   [key: string]: unknown;
 }
 
@@ -46,8 +62,11 @@ export interface CallTrace {
  * effective annotations, the chosen downstream) and the trace.
  */
 export interface CallContext {
-  /** The params as the client sent them; `name` is the client's name for the tool. */
-  readonly params: JsonObject;
+  /**
+   * The params as the client sent them; `name` is the client's name for the tool. `confirm`
+   * replaces them when it takes its own retry fields (`requestState`, `inputResponses`) out.
+   */
+  params: JsonObject;
   readonly name: string;
   readonly session: SessionInfo;
   readonly signal: AbortSignal;
@@ -60,6 +79,10 @@ export interface CallContext {
   annotations: EffectiveAnnotations | undefined;
   /** The downstream connection to use; `forward` picks the tool's server when unset. */
   target: CallTarget | undefined;
+  /** Set by `policy`: what to do with the call. */
+  decision: Decision | undefined;
+  /** The call's timeout when config sets one for the tool, instead of forward's default. */
+  timeoutMs: number | undefined;
 }
 
 /** What a front hands the pipeline for one call. */
@@ -85,6 +108,8 @@ export function createCallContext(input: CallInput, now: number): CallContext {
     entry: undefined,
     annotations: undefined,
     target: undefined,
+    decision: undefined,
+    timeoutMs: undefined,
   };
 }
 

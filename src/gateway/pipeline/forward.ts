@@ -14,7 +14,8 @@ export type CallTimeout = (server: string) => number;
  * The terminal step: sends the call to the chosen downstream (or the tool's own server) under
  * the tool's original name, with the client's arguments, `_meta`, retry fields, cancellation
  * and progress, and returns the server's result as it came (era-neutral). A tool whose
- * `estimatedDuration` exceeds the configured call timeout gets that long instead.
+ * `estimatedDuration` exceeds the configured call timeout gets that long instead; a timeout
+ * that config sets for the tool (`ctx.timeoutMs`, from policy) replaces both.
  */
 export function forward(targets: TargetLookup, timeoutOf: CallTimeout): CallMiddleware {
   return async function forward(ctx) {
@@ -26,7 +27,8 @@ export function forward(targets: TargetLookup, timeoutOf: CallTimeout): CallMidd
     const estimated = ctx.annotations?.annotations.estimatedDuration;
     const configured = timeoutOf(entry.server);
     const timeoutMs =
-      typeof estimated === 'number' && estimated > configured ? estimated : configured;
+      ctx.timeoutMs ??
+      (typeof estimated === 'number' && estimated > configured ? estimated : configured);
     const params: JsonObject = { ...ctx.params, name: entry.name };
     const result = await target.callTool(params, {
       signal: ctx.signal,

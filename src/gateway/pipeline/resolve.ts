@@ -1,33 +1,81 @@
 import { HintgateError } from '../../core/errors.js';
 import { DownstreamError } from '../../mcp/errors.js';
 import type { Catalog } from '../catalog.js';
+import type { CallScope } from '../toolsets/scope.js';
 import type { CallMiddleware } from './compose.js';
 
 /** Explains why a server whose tool was called is not serving it. */
 export type DownReason = (server: string) => string;
 
 /**
- * Finds the called tool in the catalog by flattened name (or namespaced `server.name`). A
- * tool of a server that is down fails with DOWNSTREAM_UNAVAILABLE and the server's reason;
- * any other unknown name with UNKNOWN_TOOL naming it (JSON-RPC -32602).
+ * Finds the called tool in what the calling session sees (its toolset, or the whole
+ * catalog) by flattened name (or namespaced `server.name`); the entry it sets carries the
+ * overrides that apply to that session. A tool of a server that is down fails with
+ * DOWNSTREAM_UNAVAILABLE and the server's reason; a tool outside the equipped toolset, and
+ * any other unknown name, with UNKNOWN_TOOL naming it (JSON-RPC -32602).
+ *
+ * Meta tools (`equip-toolset`, …) are answered here, by the gateway itself: `ctx.entry`
+ * (server `hintgate`) and `ctx.annotations` are set and `trace.metaTool` is true, so that
+ * the steps before this one (audit) record them, and the call does not go on to policy,
+ * cache, retry, route or forward (the configuration mode decides whether the model has
+ * them at all). Without a `scope` every session sees the whole catalog and no meta tools.
  */
-export function resolve(catalog: Catalog, downReason: DownReason): CallMiddleware {
+export function resolve(
+  catalog: Catalog,
+  downReason: DownReason,
+  scope: CallScope = wholeCatalog(catalog),
+): CallMiddleware {
   return async function resolve(ctx, next) {
-    const entry = catalog.resolve(ctx.name);
-    if (entry === undefined) {
+    const found = scope.lookup(ctx);
+    if (found.kind === 'local') {
+      ctx.entry = found.entry;
+      ctx.annotations = found.entry.effective;
+      ctx.trace.server = found.entry.server;
+      ctx.trace.tool = found.entry.name;
+      ctx.trace.refId = found.entry.refId;
+      ctx.trace['metaTool'] = true;
       ctx.trace.stoppedBy = 'resolve';
-      const server = catalog.departedServerOf(ctx.name);
+      const result = await scope.callLocal(ctx);
+      ctx.trace.outcome = result['isError'] === true ? 'tool-error' : 'ok';
+      return result;
+    }
+    if (found.kind !== 'tool') {
+      ctx.trace.stoppedBy = 'resolve';
+      const server = found.kind === 'missing' ? catalog.departedServerOf(ctx.name) : undefined;
       if (server !== undefined) {
         throw new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server));
+      }
+      if (found.kind === 'outside') {
+        throw new HintgateError(
+          'UNKNOWN_TOOL',
+          `Unknown tool: "${ctx.name}" is not in the equipped toolset "${found.toolset}"`,
+          { tool: ctx.name, toolset: found.toolset },
+        );
       }
       const what =
         ctx.name === '' ? 'tools/call without a tool name' : `Unknown tool: "${ctx.name}"`;
       throw new HintgateError('UNKNOWN_TOOL', what, { tool: ctx.name });
     }
+    const { entry } = found;
     ctx.entry = entry;
     ctx.trace.server = entry.server;
     ctx.trace.tool = entry.name;
     ctx.trace.refId = entry.refId;
     return next();
+  };
+}
+
+/** The scope of a gateway without toolsets: every tool, no meta tools. */
+function wholeCatalog(catalog: Catalog): CallScope {
+  return {
+    lookup(ctx) {
+      const entry = catalog.resolve(ctx.name);
+      return entry === undefined ? { kind: 'missing' } : { kind: 'tool', entry };
+    },
+    callLocal(ctx) {
+      return Promise.reject(
+        new HintgateError('UNKNOWN_TOOL', `Unknown tool: "${ctx.name}"`, { tool: ctx.name }),
+      );
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CallMiddleware } from '../../../src/gateway/pipeline/compose.js';
-import { compose } from '../../../src/gateway/pipeline/compose.js';
+import { compose, repeatsNext } from '../../../src/gateway/pipeline/compose.js';
 import { contextFor } from './helpers.js';
 
 describe('compose', () => {
@@ -43,5 +43,25 @@ describe('compose', () => {
       code: 'PIPELINE',
       message: 'the pipeline has no terminal step',
     });
+  });
+
+  it('lets a step marked repeatsNext run the rest again once per attempt, and only it', async () => {
+    let runs = 0;
+    const again = repeatsNext(async (_ctx, next) => {
+      await next().catch(() => undefined);
+      return next();
+    });
+    const flaky: CallMiddleware = () => {
+      runs += 1;
+      return runs === 1 ? Promise.reject(new Error('first')) : Promise.resolve({ runs });
+    };
+    expect(await compose([again, flaky])(contextFor('x'))).toEqual({ runs: 2 });
+    const twice: CallMiddleware = async (_ctx, next) => {
+      await next();
+      return next();
+    };
+    await expect(
+      compose([again, twice, () => Promise.resolve({})])(contextFor('x')),
+    ).rejects.toMatchObject({ message: 'next() called more than once' });
   });
 });

@@ -69,6 +69,24 @@ describe('forward', () => {
     expect(down.calls[0]?.options.timeoutMs).toBe(90_000);
   });
 
+  it('uses the timeout config set for the tool instead of both', async () => {
+    const down = target({ content: [] });
+    const ctx = contextFor('s_build');
+    await compose([
+      resolve(catalogWith({ name: 'build', annotations: { estimatedDuration: 90_000 } }), () => ''),
+      annotate(),
+      async (c, next) => {
+        c.timeoutMs = 1234;
+        return next();
+      },
+      forward(
+        () => down,
+        () => 5000,
+      ),
+    ])(ctx);
+    expect(down.calls[0]?.options.timeoutMs).toBe(1234);
+  });
+
   it('uses the downstream a step chose, and records tool errors and input requests in the trace', async () => {
     const chosen = target({ content: [], isError: true });
     const ctx = contextFor('s_get_user');

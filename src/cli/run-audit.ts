@@ -1,0 +1,78 @@
+import { HintgateError } from '../core/errors.js';
+import type { AuditQuery, AuditRecord } from '../store/types.js';
+import { writeOut } from './io.js';
+import { formatJson, formatTable } from './output.js';
+import type { StoreCommandOptions } from './store-access.js';
+import { withStore } from './store-access.js';
+
+/** Options of `hintgate audit`. */
+export interface AuditOptions extends StoreCommandOptions {
+  readonly json?: boolean;
+  readonly tool?: string;
+  readonly server?: string;
+  readonly since?: string;
+  readonly until?: string;
+  readonly decision?: string;
+  readonly outcome?: string;
+  readonly session?: string;
+  readonly limit?: string;
+}
+
+const AGO = /^(\d+)(s|m|h|d)$/;
+const UNIT_MS: Readonly<Record<string, number>> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * A `--since`/`--until` value as a date: an ISO 8601 date, or a time ago (`30s`, `10m`,
+ * `2h`, `7d`) from `now`.
+ */
+export function parseWhen(value: string, option: string, now = Date.now()): Date {
+  const ago = AGO.exec(value);
+  if (ago !== null) return new Date(now - Number(ago[1]) * (UNIT_MS[ago[2] ?? 's'] ?? 1_000));
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new HintgateError(
+      'INPUT_INVALID',
+      `${option}: expected an ISO 8601 date or a time ago (30s, 10m, 2h, 7d), got "${value}"`,
+    );
+  }
+  return new Date(time);
+}
+
+/** `hintgate audit [--tool --server --since --until --decision --outcome --session --limit --json]`. */
+export async function runAudit(options: AuditOptions): Promise<void> {
+  const limit = options.limit ?? '100';
+  if (!/^\d+$/.test(limit))
+    throw new HintgateError('INPUT_INVALID', `--limit: expected a whole number, got "${limit}"`);
+  const query: AuditQuery = {
+    ...(options.tool === undefined ? {} : { tool: options.tool }),
+    ...(options.server === undefined ? {} : { server: options.server }),
+    ...(options.decision === undefined ? {} : { decision: options.decision }),
+    ...(options.outcome === undefined ? {} : { outcome: options.outcome }),
+    ...(options.session === undefined ? {} : { sessionId: options.session }),
+    ...(options.since === undefined ? {} : { since: parseWhen(options.since, '--since') }),
+    ...(options.until === undefined ? {} : { until: parseWhen(options.until, '--until') }),
+    limit: Number(limit),
+  };
+  const records = await withStore(options, (store) => store.queryAudit(query));
+  if (options.json === true) return writeOut(formatJson(records));
+  if (records.length === 0) return writeOut('(no audit records)\n');
+  return writeOut(
+    `${formatTable(records, [
+      { heading: 'time', cell: (record: AuditRecord) => record.time },
+      { heading: 'tool', cell: (record) => record.namespacedName ?? record.tool },
+      { heading: 'replica', cell: (record) => record.replica ?? '-' },
+      { heading: 'decision', cell: (record) => record.decision },
+      { heading: 'approver', cell: (record) => record.approver ?? '-' },
+      { heading: 'outcome', cell: (record) => record.outcome },
+      { heading: 'ms', cell: (record) => String(record.durationMs ?? '-'), right: true },
+      { heading: 'retries', cell: (record) => String(record.retries), right: true },
+      { heading: 'cache', cell: (record) => (record.cacheHit ? 'hit' : '-') },
+      { heading: 'client', cell: (record) => record.client ?? '-' },
+    ])}\n`,
+  );
+}

@@ -1,0 +1,122 @@
+import type { PolicyConfig } from '../config/policy-schema.js';
+import type { Store } from '../store/store.js';
+import { createAuditWriter } from '../store/store.js';
+import { AuditLog } from './audit-log.js';
+import { RequestStateSigner } from './confirm/request-state.js';
+import { audit } from './pipeline/audit.js';
+import { cache } from './pipeline/cache.js';
+import type { CallMiddleware } from './pipeline/compose.js';
+import { confirm } from './pipeline/confirm.js';
+import { policy } from './pipeline/policy.js';
+import { rateLimit } from './pipeline/rate-limit.js';
+import { retry } from './pipeline/retry.js';
+import type { ReplicaLookup } from './pipeline/route.js';
+import { route } from './pipeline/route.js';
+import { RateLimiter } from './rate-limiter.js';
+import type { CacheStats } from './result-cache.js';
+import { ResultCache } from './result-cache.js';
+import type { ReplicaState } from './replicas.js';
+import { ToolSettingsTable } from './tool-settings.js';
+
+/** What {@link createCallPolicy} needs. */
+export interface CallPolicyOptions {
+  readonly policy: PolicyConfig;
+  /** Approvals and the audit log. */
+  readonly store: Store;
+  /** The replicas of servers that have several. */
+  readonly replicasOf: ReplicaLookup;
+  /** The replicas of every server that has several, for stats. */
+  readonly replicaStates: () => Readonly<Record<string, readonly ReplicaState[]>>;
+  /** Where operational problems go (audit records lost). */
+  readonly log: (line: string) => void;
+}
+
+/** What the gateway reports about its calls (`/api/stats`). */
+export interface CallStats {
+  readonly cache: CacheStats;
+  readonly audit: { readonly enabled: boolean; readonly dropped: number };
+  readonly replicas: Readonly<Record<string, readonly ReplicaState[]>>;
+}
+
+/**
+ * The steps the `policy` section configures, built once with what they share (the compiled
+ * tool settings, the result cache, the rate limiter, the request-state signer, the audit
+ * log); the gateway composes them in its own order. With `passthrough` (for measuring the
+ * pipeline's cost) each is a step that only calls `next`.
+ */
+export interface CallPolicy {
+  readonly audit: CallMiddleware;
+  readonly policy: CallMiddleware;
+  readonly confirm: CallMiddleware;
+  readonly cache: CallMiddleware;
+  readonly rateLimit: CallMiddleware;
+  readonly retry: CallMiddleware;
+  readonly route: CallMiddleware;
+  stats(): CallStats;
+  /** Writes every audit record still waiting. */
+  flush(): Promise<void>;
+  /** Flushes and stops the audit writer. */
+  close(): Promise<void>;
+}
+
+/** A step that only calls `next`, named after the step it stands for. */
+function passThrough(name: string): CallMiddleware {
+  const step: CallMiddleware = (_ctx, next) => next();
+  Object.defineProperty(step, 'name', { value: name });
+  return step;
+}
+
+/** Builds the configured steps of the call path. */
+export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
+  const { policy: config, store } = options;
+  const settings = new ToolSettingsTable(config);
+  const results = new ResultCache(config.cache);
+  const auditOn = config.audit.enabled && !config.passthrough;
+  let lost = 0;
+  const auditLog = auditOn
+    ? new AuditLog(
+        createAuditWriter(store, {
+          // Fewer, larger batches: the embedded store inserts 1,000 records in about twice
+          // the time of 200, and it runs on the gateway's own thread.
+          maxBatch: 1_000,
+          onError: (error, count) => {
+            lost += count;
+            // One line per burst of losses, not per record.
+            if (lost === count || lost % 1000 < count)
+              options.log(
+                `audit: ${lost} record(s) lost so far (${error instanceof Error ? error.message : String(error)})`,
+              );
+          },
+        }),
+        {
+          restrictedArguments: (server, tool) => settings.forTool(server, tool).restrictedArguments,
+        },
+      )
+    : undefined;
+  const on = (name: string, build: () => CallMiddleware): CallMiddleware =>
+    config.passthrough ? passThrough(name) : build();
+  return {
+    audit: auditLog === undefined ? passThrough('audit') : audit(auditLog),
+    policy: on('policy', () => policy(settings)),
+    confirm: on('confirm', () =>
+      confirm({
+        settings,
+        store,
+        signer: new RequestStateSigner({ secret: config.requestState.secret }),
+      }),
+    ),
+    cache: on('cache', () => cache(results, settings, config.cache)),
+    rateLimit: on('rateLimit', () =>
+      rateLimit(new RateLimiter(), settings, { maxWaitMs: config.rateLimit.maxWaitMs }),
+    ),
+    retry: on('retry', () => retry(settings, config.retry)),
+    route: on('route', () => route(options.replicasOf)),
+    stats: () => ({
+      cache: results.stats(),
+      audit: { enabled: auditLog !== undefined, dropped: auditLog?.dropped ?? 0 },
+      replicas: options.replicaStates(),
+    }),
+    flush: () => auditLog?.flush() ?? Promise.resolve(),
+    close: () => auditLog?.close() ?? Promise.resolve(),
+  };
+}

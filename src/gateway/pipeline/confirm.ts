@@ -1,0 +1,362 @@
+import { HintgateError } from '../../core/errors.js';
+import type { Decision } from '../../core/policy/decide.js';
+import { canonicalJson } from '../../core/util/canonical-json.js';
+import { redactSecrets } from '../../core/util/redact.js';
+import type { JsonObject } from '../../mcp/json-rpc.js';
+import { isJsonObject } from '../../mcp/json-rpc.js';
+import type { CatalogEntry } from '../catalog-entry.js';
+import { fillMessage, refusal } from '../call-results.js';
+import type { ApprovalStore } from '../confirm/approval-wait.js';
+import { waitForApproval } from '../confirm/approval-wait.js';
+import type { ConfirmationAnswer } from '../confirm/question.js';
+import { CONFIRM_INPUT_KEY, answerOf, confirmationQuestion } from '../confirm/question.js';
+import { RequestStateSigner } from '../confirm/request-state.js';
+import type { ToolSettings, ToolSettingsTable } from '../tool-settings.js';
+import type { CallMiddleware, Next } from './compose.js';
+import type { CallContext, CallToolResult } from './context.js';
+import { requireAnnotations, requireEntry } from './context.js';
+
+/** What {@link confirm} works with. */
+export interface ConfirmOptions {
+  readonly settings: ToolSettingsTable;
+  /** The approval queue; without one, calls the client cannot confirm are refused. */
+  readonly store: ApprovalStore | undefined;
+  readonly signer: RequestStateSigner;
+  /** How often a waiting call rereads its approval besides the store's events (default 5 s). */
+  readonly pollMs?: number;
+}
+
+/** Calls answered "needs approval" remembered at most (the oldest are forgotten). */
+const MAX_DEFERRED = 10_000;
+
+/**
+ * Gets a person's confirmation for a call that policy said needs one, or refuses it; the
+ * call reaches `next` only once approved.
+ *
+ * 1. The client, when it can answer and config allows (`elicitation`, and the decision does
+ *    not demand the queue): a 2025 client gets an `elicitation/create` request through its
+ *    session (tool, arguments, why); a 2026 client gets an `input_required` result carrying
+ *    the question and a signed, expiring `requestState` bound to the client, tool and
+ *    arguments, and its retry is checked (forged, expired, replayed or foreign states are
+ *    refused with -32602) before the answer counts.
+ * 2. Otherwise the approval queue in the store: the call waits (woken by the store's change
+ *    events, across gateways sharing PostgreSQL) until someone approves or denies it with
+ *    `hintgate approvals` or `/api/approvals`, or it expires; with `waitForApproval: false`
+ *    it is answered at once ("needs approval: run `hintgate approvals approve <id>`") and the
+ *    same call made again after the approval goes through.
+ * 3. With neither, a refusal saying why.
+ *
+ * A refused call never calls `next`. When an approved call's server itself asks for input,
+ * its `requestState` travels inside a new signed state of ours, so the rounds that follow
+ * need no second confirmation.
+ */
+export function confirm(options: ConfirmOptions): CallMiddleware {
+  const { signer, store } = options;
+  const deferred = new Map<string, string>();
+
+  // Not async: a call that needs no confirmation goes on with `next()` as it is.
+  return function confirm(ctx, next) {
+    const decision = ctx.decision;
+    return decision?.kind === 'confirm' ? confirming(ctx, next, decision) : next();
+  };
+
+  async function confirming(
+    ctx: CallContext,
+    next: Next,
+    decision: Extract<Decision, { kind: 'confirm' }>,
+  ): Promise<CallToolResult> {
+    const entry = requireEntry(ctx);
+    const settings = options.settings.forTool(entry.server, entry.namespacedName);
+    const binding = bindingOf(ctx, entry);
+    const ttlMs = settings.approvalTimeoutMs;
+    const proceed = async (approver: string, inner?: string | null): Promise<CallToolResult> => {
+      ctx.trace.approver = approver;
+      if (inner !== null) ctx.params = withoutOwnFields(ctx.params, inner);
+      const result = await next();
+      if (result['resultType'] !== 'input_required') return result;
+      const state = result['requestState'];
+      return {
+        ...result,
+        requestState: await signer.mint(
+          'approved',
+          binding,
+          ttlMs,
+          typeof state === 'string' ? state : undefined,
+        ),
+      };
+    };
+
+    // A retry: a 2026 client answering our question, or a later round of an approved call.
+    const presented = ctx.params['requestState'];
+    if (presented !== undefined) {
+      const accepted =
+        typeof presented === 'string'
+          ? await signer.accept(presented, binding)
+          : { ok: false as const, refusal: 'foreign' as const };
+      if (!accepted.ok) {
+        ctx.trace.stoppedBy = 'confirm';
+        throw RequestStateSigner.refusalError(accepted.refusal);
+      }
+      if (accepted.state.k === 'approved') {
+        ctx.trace.decision = 'approved';
+        return proceed(approverOf(ctx), accepted.state.i);
+      }
+      if (canAsk(ctx, decision, settings)) {
+        const responses = ctx.params['inputResponses'];
+        const answer = answerOf(isJsonObject(responses) ? responses[CONFIRM_INPUT_KEY] : undefined);
+        if (answer === undefined) {
+          ctx.trace.stoppedBy = 'confirm';
+          throw new HintgateError(
+            'INVALID_ARGUMENTS',
+            `inputResponses has no answer to "${CONFIRM_INPUT_KEY}"; answer it, or call the tool again without requestState`,
+          );
+        }
+        return answered(ctx, entry, decision, answer, () => proceed(approverOf(ctx)));
+      }
+      // Policy now demands the queue: the client's answer does not count.
+      ctx.params = withoutOwnFields(ctx.params, undefined);
+    }
+
+    if (canAsk(ctx, decision, settings)) {
+      const question = confirmationQuestion({
+        server: entry.server,
+        namespacedName: entry.namespacedName,
+        arguments: ctx.params['arguments'],
+        reason: decision.reason,
+      });
+      if (ctx.session.era === 'modern') {
+        ctx.trace.decision = 'input-required';
+        ctx.trace.stoppedBy = 'confirm';
+        ctx.trace.outcome = 'input-required';
+        return {
+          resultType: 'input_required',
+          inputRequests: {
+            [CONFIRM_INPUT_KEY]: { method: 'elicitation/create', params: question },
+          },
+          requestState: await signer.mint('ask', binding, ttlMs),
+        };
+      }
+      const answer = await askThroughSession(ctx, question, ttlMs);
+      if (answer !== undefined) {
+        return answered(ctx, entry, decision, answer, () => proceed(approverOf(ctx), null));
+      }
+      // The client could not take the request after all: the queue, if there is one.
+    }
+
+    if (store === undefined) {
+      return refuse(
+        ctx,
+        decision,
+        entry,
+        'unavailable',
+        `${entry.namespacedName} needs a person's approval (${decision.reason}), but this client cannot be asked and there is no approval queue; the call was not run.`,
+      );
+    }
+    const approvalKey = settings.waitForApproval ? undefined : callKey(ctx, entry);
+    if (approvalKey !== undefined) {
+      const earlier = deferred.get(approvalKey);
+      if (earlier !== undefined) {
+        const approval = await store.getApproval(earlier);
+        ctx.trace.approvalId = earlier;
+        if (approval?.status === 'approved') {
+          deferred.delete(approvalKey);
+          ctx.trace.decision = 'approved';
+          return proceed(approval.decidedBy ?? 'approval queue', null);
+        }
+        if (approval?.status === 'pending') {
+          return refuse(
+            ctx,
+            decision,
+            entry,
+            'needs-approval',
+            `Still waiting for approval ${earlier}: run \`hintgate approvals approve ${earlier}\`, then call ${entry.namespacedName} again with the same arguments.`,
+            earlier,
+          );
+        }
+        deferred.delete(approvalKey);
+        if (approval?.status === 'denied') return queueRefusal(ctx, decision, entry, approval);
+      }
+    }
+    const approval = await store.createApproval({
+      server: entry.server,
+      tool: entry.namespacedName,
+      sessionId: ctx.session.id,
+      ...clientName(ctx),
+      arguments: redactSecrets(ctx.params['arguments'] ?? {}),
+      annotations: requireAnnotations(ctx).annotations,
+      reason: decision.reason,
+      timeoutMs: ttlMs,
+    });
+    ctx.trace.approvalId = approval.id;
+    if (approvalKey !== undefined) {
+      if (deferred.size >= MAX_DEFERRED) deferred.delete(deferred.keys().next().value as string);
+      deferred.set(approvalKey, approval.id);
+      return refuse(
+        ctx,
+        decision,
+        entry,
+        'needs-approval',
+        `needs approval: run \`hintgate approvals approve ${approval.id}\` (or POST /api/approvals/${approval.id}/approve), then call ${entry.namespacedName} again with the same arguments.`,
+        approval.id,
+      );
+    }
+    const ended = await waitForApproval(store, approval.id, {
+      timeoutMs: ttlMs,
+      signal: ctx.signal,
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    });
+    if (ended.status === 'approved') {
+      ctx.trace.decision = 'approved';
+      return proceed(ended.decidedBy ?? 'approval queue', null);
+    }
+    return queueRefusal(ctx, decision, entry, ended);
+  }
+}
+
+/** The client can be asked: config allows it, and it declared elicitation. */
+function canAsk(ctx: CallContext, decision: Decision, settings: ToolSettings): boolean {
+  if (decision.kind !== 'confirm' || decision.channel !== 'any' || !settings.elicitation)
+    return false;
+  if (!isJsonObject(ctx.session.clientCapabilities?.['elicitation'])) return false;
+  return ctx.session.era === 'modern' || ctx.relay !== undefined;
+}
+
+/** Asks a 2025 client; undefined when the request could not be delivered or answered. */
+async function askThroughSession(
+  ctx: CallContext,
+  question: JsonObject,
+  ttlMs: number,
+): Promise<ConfirmationAnswer | 'expired' | undefined> {
+  const relay = ctx.relay;
+  if (relay === undefined) return undefined;
+  const { mode: _mode, ...params } = question;
+  const timeout = AbortSignal.timeout(ttlMs);
+  try {
+    const result = await relay(
+      { method: 'elicitation/create', params },
+      AbortSignal.any([ctx.signal, timeout]),
+    );
+    return answerOf(result) ?? 'cancelled';
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    if (timeout.aborted) return 'expired';
+    return undefined;
+  }
+}
+
+/** Acts on the client's answer. */
+function answered(
+  ctx: CallContext,
+  entry: CatalogEntry,
+  decision: Decision,
+  answer: ConfirmationAnswer | 'expired',
+  run: Next,
+): Promise<CallToolResult> {
+  ctx.trace.decision = answer;
+  if (answer === 'approved') return run();
+  ctx.trace.approver = approverOf(ctx);
+  const tool = entry.namespacedName;
+  const text =
+    answer === 'declined'
+      ? `The user declined this call to ${tool}; it was not run. Do not retry unless the user asks.`
+      : answer === 'cancelled'
+        ? `The user dismissed the confirmation of ${tool}; it was not run.`
+        : `Nobody answered the confirmation of ${tool} in time; it was not run.`;
+  return Promise.resolve(refuse(ctx, decision, entry, answer, text));
+}
+
+function queueRefusal(
+  ctx: CallContext,
+  decision: Decision,
+  entry: CatalogEntry,
+  approval: { id: string; status: string; decidedBy?: string; note?: string },
+): CallToolResult {
+  const tool = entry.namespacedName;
+  if (approval.status === 'denied') {
+    if (approval.decidedBy !== undefined) ctx.trace.approver = approval.decidedBy;
+    const note = approval.note === undefined ? '' : ` (${approval.note})`;
+    return refuse(
+      ctx,
+      decision,
+      entry,
+      'denied',
+      `Approval ${approval.id} for ${tool} was denied by ${approval.decidedBy ?? 'a person'}${note}; the call was not run.`,
+      approval.id,
+    );
+  }
+  return refuse(
+    ctx,
+    decision,
+    entry,
+    'expired',
+    `Approval ${approval.id} for ${tool} was not given in time; the call was not run. Ask the user to approve it, then call again.`,
+    approval.id,
+  );
+}
+
+function refuse(
+  ctx: CallContext,
+  decision: Decision,
+  entry: CatalogEntry,
+  what: string,
+  text: string,
+  approvalId?: string,
+): CallToolResult {
+  ctx.trace.decision = what;
+  ctx.trace.stoppedBy = 'confirm';
+  ctx.trace.outcome = 'denied';
+  const message = decision.kind === 'allow' ? undefined : decision.message;
+  return refusal(
+    message === undefined ? text : fillMessage(message, entry.namespacedName, approvalId),
+    approvalId === undefined ? { decision: what } : { decision: what, approvalId },
+  );
+}
+
+/** Who answered through the client. */
+function approverOf(ctx: CallContext): string {
+  const name = ctx.session.clientInfo?.['name'];
+  return `elicitation:${typeof name === 'string' ? name : 'client'}`;
+}
+
+function clientName(ctx: CallContext): { client?: string } {
+  const name = ctx.session.clientInfo?.['name'];
+  return typeof name === 'string' ? { client: name } : {};
+}
+
+/** What a signed state is bound to: who asked, through which front, for which exact call. */
+function bindingOf(ctx: CallContext, entry: CatalogEntry): string {
+  const { session } = ctx;
+  const client = session.clientInfo?.['name'];
+  return [
+    session.front,
+    session.id,
+    session.principal ?? '',
+    typeof client === 'string' ? client : '',
+    entry.namespacedName,
+    canonicalJson(ctx.params['arguments'] ?? {}),
+  ].join('\u0000');
+}
+
+/** One call, for matching a repeated call to its approval. */
+function callKey(ctx: CallContext, entry: CatalogEntry): string {
+  return [
+    ctx.session.principal ?? '',
+    entry.namespacedName,
+    canonicalJson(ctx.params['arguments'] ?? {}),
+  ].join('\u0000');
+}
+
+/**
+ * The params to forward: without our answer and state; with the server's own state
+ * (carried in ours) when there is one.
+ */
+function withoutOwnFields(params: JsonObject, inner: string | undefined): JsonObject {
+  const { requestState: _state, inputResponses, ...rest } = params;
+  const copy: JsonObject = rest;
+  if (isJsonObject(inputResponses)) {
+    const { [CONFIRM_INPUT_KEY]: _ours, ...others } = inputResponses;
+    if (Object.keys(others).length > 0) copy['inputResponses'] = others;
+  }
+  if (inner !== undefined) copy['requestState'] = inner;
+  return copy;
+}

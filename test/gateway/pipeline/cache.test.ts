@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../src/core/util/canonical-json.js';
+import { argumentsKey, cache } from '../../../src/gateway/pipeline/cache.js';
+import type { CallContext, CallToolResult } from '../../../src/gateway/pipeline/context.js';
+import { ResultCache } from '../../../src/gateway/result-cache.js';
+import type { ToolSettingsTable } from '../../../src/gateway/tool-settings.js';
+import { OK, TOOLS, fakeNext, settingsOf, toolContext } from './step-helpers.js';
+
+const TTLS = { readOnlyTtlMs: 300_000, idempotentTtlMs: 30_000 };
+
+function setup(settings: ToolSettingsTable = settingsOf(), bounds = {}) {
+  const results = new ResultCache({
+    maxEntries: 100,
+    maxBytes: 1_000_000,
+    maxEntryBytes: 100_000,
+    ...bounds,
+  });
+  return { results, step: cache(results, settings, TTLS) };
+}
+
+const run = (step: ReturnType<typeof cache>, ctx: CallContext, next = fakeNext()) =>
+  step(ctx, next);
+
+describe('cache', () => {
+  it('answers a repeated read-only call from the cache, never calling next for a hit', async () => {
+    const { step, results } = setup();
+    const next = fakeNext({ content: [{ type: 'text', text: 'item 7' }] });
+    const first = toolContext(TOOLS.read, { args: { id: 7, opts: { b: 1, a: 2 } } });
+    expect(await step(first, next)).toEqual({ content: [{ type: 'text', text: 'item 7' }] });
+    expect(first.trace.cacheHit).toBe(false);
+    // The same arguments in another key order are the same call.
+    const second = toolContext(TOOLS.read, { args: { opts: { a: 2, b: 1 }, id: 7 } });
+    expect(await step(second, next)).toEqual({ content: [{ type: 'text', text: 'item 7' }] });
+    expect(next).toHaveBeenCalledTimes(1);
+    expect(second.trace).toMatchObject({ cacheHit: true, stoppedBy: 'cache', outcome: 'ok' });
+    expect(results.stats()).toMatchObject({ hits: 1, misses: 1, stores: 1, entries: 1 });
+    await step(toolContext(TOOLS.read, { args: { id: 8 } }), next);
+    expect(next).toHaveBeenCalledTimes(2);
+  });
+
+  it('hands out copies: changing a served result changes nothing cached', async () => {
+    const { step } = setup();
+    const next = fakeNext({
+      content: [{ type: 'text', text: 'original' }],
+      structuredContent: { n: 1 },
+    });
+    const served = await step(toolContext(TOOLS.read), next);
+    (served['structuredContent'] as { n: number }).n = 99;
+    const hit = await step(toolContext(TOOLS.read), next);
+    (hit['content'] as { text: string }[])[0]!.text = 'changed';
+    expect(await step(toolContext(TOOLS.read), next)).toEqual({
+      content: [{ type: 'text', text: 'original' }],
+      structuredContent: { n: 1 },
+    });
+  });
+
+  it('makes every cached result of a server stale on a call that may change it', async () => {
+    const { step } = setup();
+    const next = fakeNext();
+    await step(toolContext(TOOLS.read), next);
+    await step(toolContext(TOOLS.read), next);
+    expect(next).toHaveBeenCalledTimes(1);
+    await step(toolContext(TOOLS.write), next);
+    expect(next).toHaveBeenCalledTimes(2);
+    await step(toolContext(TOOLS.read), next);
+    expect(next).toHaveBeenCalledTimes(3);
+    // A failing write invalidates too: it may have done part of its work.
+    const failing = fakeNext();
+    failing.mockRejectedValueOnce(new Error('broken'));
+    await expect(step(toolContext(TOOLS.destructive), failing)).rejects.toThrow('broken');
+    await step(toolContext(TOOLS.read), next);
+    expect(next).toHaveBeenCalledTimes(4);
+  });
+
+  it('never keeps a result of a read that overlapped a write', async () => {
+    const { step } = setup();
+    let release!: (result: CallToolResult) => void;
+    const slowRead = fakeNext();
+    slowRead.mockImplementationOnce(
+      () => new Promise<CallToolResult>((resolve) => (release = resolve)),
+    );
+    const reading = step(toolContext(TOOLS.read), slowRead);
+    await step(toolContext(TOOLS.write), fakeNext());
+    release({ content: [{ type: 'text', text: 'before the write' }] });
+    await reading;
+    const next = fakeNext();
+    await step(toolContext(TOOLS.read), next);
+    expect(next).toHaveBeenCalledTimes(1);
+  });
+
+  it('never caches destructive, unannotated, isError or input_required results', async () => {
+    const { step } = setup();
+    for (const tool of [TOOLS.destructive, TOOLS.unannotated, TOOLS.write]) {
+      const next = fakeNext();
+      await step(toolContext(tool), next);
+      await step(toolContext(tool), next);
+      expect(next).toHaveBeenCalledTimes(2);
+    }
+    for (const answer of [
+      { content: [], isError: true },
+      { resultType: 'input_required', inputRequests: {} },
+    ]) {
+      const next = fakeNext(answer);
+      await step(toolContext(TOOLS.read), next);
+      await step(toolContext(TOOLS.read), next);
+      expect(next).toHaveBeenCalledTimes(2);
+    }
+  });
+
+  it('leaves rounds of a multi-round call alone', async () => {
+    const { step } = setup();
+    const next = fakeNext();
+    const round = () =>
+      toolContext(TOOLS.read, { extra: { requestState: 'r1', inputResponses: {} } });
+    await step(round(), next);
+    await step(round(), next);
+    expect(next).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps idempotent results briefly and read-only ones longer, as configured', async () => {
+    const { step } = setup(settingsOf({ tools: { 's.tag_item': { cacheTtlMs: 40 } } }));
+    const next = fakeNext();
+    await step(toolContext(TOOLS.idempotent), next);
+    await step(toolContext(TOOLS.idempotent), next);
+    expect(next).toHaveBeenCalledTimes(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await step(toolContext(TOOLS.idempotent), next);
+    expect(next).toHaveBeenCalledTimes(2);
+  });
+
+  it('can be turned off per tool', async () => {
+    const { step } = setup(settingsOf({ tools: { 's.get_*': { cache: false } } }));
+    const next = fakeNext();
+    await step(toolContext(TOOLS.read), next);
+    await step(toolContext(TOOLS.read), next);
+    expect(next).toHaveBeenCalledTimes(2);
+  });
+
+  it('evicts the least recently used entries beyond its bounds', async () => {
+    const { step, results } = setup(undefined, { maxEntries: 2 });
+    const next = fakeNext();
+    for (const id of [1, 2, 1, 3]) await run(step, toolContext(TOOLS.read, { args: { id } }), next);
+    expect(next).toHaveBeenCalledTimes(3);
+    await run(step, toolContext(TOOLS.read, { args: { id: 1 } }), next);
+    expect(next).toHaveBeenCalledTimes(3);
+    await run(step, toolContext(TOOLS.read, { args: { id: 2 } }), next);
+    expect(next).toHaveBeenCalledTimes(4);
+    expect(results.stats().entries).toBe(2);
+    const small = setup(undefined, { maxBytes: 300, maxEntryBytes: 200 });
+    const big = fakeNext({ content: [{ type: 'text', text: 'x'.repeat(250) }] });
+    await run(small.step, toolContext(TOOLS.read), big);
+    await run(small.step, toolContext(TOOLS.read), big);
+    expect(big).toHaveBeenCalledTimes(2);
+    expect(small.results.stats().bytes).toBe(0);
+    expect(OK).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+  });
+
+  it('keys arguments by their canonical JSON, flat and sorted or not', () => {
+    for (const args of [
+      { a: 1, b: 'x', c: null, d: true },
+      { b: 1, a: 2 },
+      { a: { d: 1, c: 2 }, b: [{ f: 1, e: 2 }] },
+      { '10': 1, '9': 2, x: 3 },
+      { a: undefined, b: 1 },
+      {},
+      [3, { b: 1, a: 2 }],
+      'text',
+    ]) {
+      expect(argumentsKey(args)).toBe(canonicalJson(args));
+    }
+    expect(argumentsKey(undefined)).toBe('{}');
+  });
+});
