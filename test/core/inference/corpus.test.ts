@@ -1,10 +1,9 @@
 /**
  * Inference scored against real MCP servers whose authors declared annotations, recorded
  * from their `tools/list` (test/fixtures/servers, see its README). This is the figure the
- * project reports for inference on servers it was not tuned on; the scoring follows
- * shared/eval/score-inference.mjs: each hint is scored over the tools whose author
- * declared it, a hint left unset counts as the MCP default, except that an unset
- * destructiveHint on a tool inferred read-only counts as false.
+ * project reports for inference on servers it was not tuned on. Each hint is scored over
+ * the tools whose author declared it; a hint left unset counts as the MCP default, except
+ * that an unset destructiveHint on a tool inferred read-only counts as false.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
