@@ -11,7 +11,13 @@ import {
   relayThrough,
   resultLine,
 } from '../mcp/fast-call.js';
-import type { FrontBackend } from '../mcp/front-backend.js';
+import type { DynamicMethod } from '../mcp/dynamic-wire.js';
+import {
+  DYNAMIC_ERROR,
+  TOOLS_ANNOTATIONS_METHOD,
+  TOOLS_RESOLVE_METHOD,
+} from '../mcp/dynamic-wire.js';
+import type { DynamicReply, FrontBackend } from '../mcp/front-backend.js';
 import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import type { SessionInfo } from '../mcp/session.js';
@@ -28,10 +34,11 @@ const ENCODER = new TextEncoder();
  * The fast path of the HTTP front: a tools/call POST (of an initialized 2025 session, or a
  * 2026 request whose headers agree with its body) runs the gateway pipeline directly and is
  * answered as JSON, or as an SSE stream when the client asked for progress, without the
- * SDK's transport and server machinery. Anything else, and anything doubtful (a header the
- * SDK would reject, a 2025 client calling a 2026 server), is left to the SDK, which answers
- * it exactly as before. A 2025 client's `notifications/cancelled` for a fast-path call is
- * taken here too.
+ * SDK's transport and server machinery; `tools/annotations` and `tools/resolve` are answered
+ * from the gateway's resolvers the same way. Anything else, and anything doubtful (a header
+ * the SDK would reject, a 2025 client calling a 2026 server), is left to the SDK, which
+ * answers it exactly as before. A 2025 client's `notifications/cancelled` for a fast-path
+ * request is taken here too.
  */
 export class HttpFastPath {
   private readonly inflight = new Map<string, AbortController>();
@@ -56,27 +63,35 @@ export class HttpFastPath {
     if (method === 'notifications/cancelled' && session !== undefined)
       return this.cancel(session, params);
     const id = body['id'];
-    if (
-      method !== 'tools/call' ||
-      params === undefined ||
-      (typeof id !== 'string' && typeof id !== 'number')
-    )
+    if (params === undefined || (typeof id !== 'string' && typeof id !== 'number'))
       return undefined;
     const name = params['name'];
-    if (typeof name !== 'string') return undefined;
-    const info = this.sessionOf(request, params, session, principal, name);
+    if (method === TOOLS_ANNOTATIONS_METHOD || method === TOOLS_RESOLVE_METHOD) {
+      const info = this.sessionOf(request, params, session, principal, method, name);
+      return info === undefined
+        ? undefined
+        : this.resolve(request, id, method, params, info, session);
+    }
+    if (method !== 'tools/call' || typeof name !== 'string') return undefined;
+    const info = this.sessionOf(request, params, session, principal, method, name);
     if (info === undefined || needsShim(this.backend, info, name)) return undefined;
     const token = progressTokenOf(params);
     if (token !== undefined && !acceptsEventStream(request)) return undefined;
     return this.call(request, id, params, info, session, token);
   }
 
+  /**
+   * The session of a request the fast path may take. A 2026 request's standard headers must
+   * repeat its body exactly: `Mcp-Method` always, `Mcp-Name` for tools/call (the SDK checks
+   * it only there; for the other methods it may be absent, or must match).
+   */
   private sessionOf(
     request: Request,
     params: JsonObject,
     session: FastSession | undefined,
     principal: string | undefined,
-    name: string,
+    method: 'tools/call' | DynamicMethod,
+    name: unknown,
   ): SessionInfo | undefined {
     const version = request.headers.get('mcp-protocol-version');
     if (session !== undefined) {
@@ -92,12 +107,58 @@ export class HttpFastPath {
     // 2026: the SDK checks that the standard headers repeat the body; only exact agreement is fast.
     const info = modernSession(params, 'http', 'http', principal);
     if (info === undefined || version !== info.protocolVersion) return undefined;
-    if (
-      request.headers.get('mcp-method') !== 'tools/call' ||
-      request.headers.get('mcp-name') !== name
-    )
-      return undefined;
+    if (request.headers.get('mcp-method') !== method) return undefined;
+    const header = request.headers.get('mcp-name');
+    if (header !== name && (method === 'tools/call' || header !== null)) return undefined;
     return info;
+  }
+
+  /**
+   * `tools/annotations` or `tools/resolve`, answered as the front server's handler answers
+   * it, as JSON. The SDK sends a 2026 client's -32021 (the extension not negotiated) with
+   * HTTP 400, as it does every in-band capability error; every other answer is a 200.
+   */
+  private async resolve(
+    request: Request,
+    id: RpcId,
+    method: DynamicMethod,
+    params: JsonObject,
+    session: SessionInfo,
+    fastSession: FastSession | undefined,
+  ): Promise<Response> {
+    const controller = this.pool.acquire();
+    const key =
+      fastSession === undefined ? undefined : `${fastSession.id}\u0000${JSON.stringify(id)}`;
+    if (key !== undefined) this.inflight.set(key, controller);
+    const onClose = () => controller.abort(new Error('the client closed the request'));
+    request.signal.addEventListener('abort', onClose, { once: true });
+    let reply: DynamicReply;
+    try {
+      await this.backend.ready();
+      reply = await this.backend.resolveAnnotations({
+        method,
+        params,
+        session,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      return jsonResponse(failureLine(id, error), 200, session);
+    } finally {
+      request.signal.removeEventListener('abort', onClose);
+      if (key !== undefined && this.inflight.get(key) === controller) this.inflight.delete(key);
+      this.pool.release(controller);
+    }
+    if (reply.ok)
+      return jsonResponse(resultLine(id, reply.result, session, this.serverInfo), 200, session);
+    const status =
+      session.era === 'modern' && reply.error.code === DYNAMIC_ERROR.missingClientCapability
+        ? 400
+        : 200;
+    return jsonResponse(
+      JSON.stringify({ jsonrpc: '2.0', id, error: reply.error }),
+      status,
+      session,
+    );
   }
 
   private call(
@@ -180,6 +241,13 @@ export class HttpFastPath {
     }
     return relay;
   }
+}
+
+/** A JSON-RPC response as JSON, with the session id of a 2025 session. */
+function jsonResponse(line: string, status: number, session: SessionInfo): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (session.era === 'legacy') headers['mcp-session-id'] = session.id;
+  return new Response(line, { status, headers });
 }
 
 function acceptsJson(request: Request): boolean {

@@ -6,10 +6,13 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import * as z from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
 import { toolResolutionCapabilities } from './dynamic-wire.js';
 import { DownstreamError, fromClientError } from './errors.js';
+import type { JsonObject } from './json-rpc.js';
+import { isJsonObject } from './json-rpc.js';
 import { ChildProcessTransport } from './stdio-transport.js';
 
 /**
@@ -37,6 +40,11 @@ export interface Connection {
   readonly child: ChildProcessTransport | undefined;
   /** The era verdict to reuse on the next connect (skips the probe). */
   readonly prior: PriorDiscovery;
+  /**
+   * The server's capabilities as it sent them. The SDK client's `getServerCapabilities()`
+   * drops keys its schema does not know, such as the proposal's `tools.dynamicAnnotations`.
+   */
+  readonly capabilities: JsonObject;
 }
 
 /** What {@link connectServer} needs. */
@@ -103,6 +111,7 @@ async function connectOnce(
     },
   );
   options.prepare(client, transport);
+  const initialized = observeInitializeResult(transport);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -129,11 +138,60 @@ async function connectOnce(
     clearTimeout(timer);
   }
   const discover = client.getDiscoverResult();
-  const verdict: PriorDiscovery =
-    client.getProtocolEra() === 'modern' && discover !== undefined
-      ? { kind: 'modern', discover }
-      : { kind: 'legacy' };
-  return { client, transport, child, prior: verdict };
+  const modern = client.getProtocolEra() === 'modern' && discover !== undefined;
+  const verdict: PriorDiscovery = modern ? { kind: 'modern', discover } : { kind: 'legacy' };
+  const capabilities = modern
+    ? await discoveredCapabilities(client, Math.max(1, deadline - Date.now()))
+    : initialized();
+  return {
+    client,
+    transport,
+    child,
+    prior: verdict,
+    capabilities: capabilities ?? { ...client.getServerCapabilities() },
+  };
+}
+
+/**
+ * Watches the handshake for the `initialize` result, to keep its capabilities as sent. The
+ * observer is set before the client connects, which the SDK documents as chained (it sees
+ * every message the client gets), and stops looking once it has the result.
+ */
+function observeInitializeResult(transport: Transport): () => JsonObject | undefined {
+  let capabilities: JsonObject | undefined;
+  const before = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (capabilities === undefined && 'result' in message && isJsonObject(message.result)) {
+      const result = message.result;
+      if (typeof result['protocolVersion'] === 'string' && isJsonObject(result['capabilities']))
+        capabilities = result['capabilities'];
+    }
+    before?.(message, extra);
+  };
+  return () => capabilities;
+}
+
+const DISCOVER_RESULT = z.looseObject({ capabilities: z.looseObject({}) });
+
+/**
+ * A 2026 server's capabilities as sent: the era probe's `server/discover` reply is parsed
+ * (and stripped) before the client attaches, so it is asked once more, loosely. Undefined
+ * when it does not answer in time (the SDK's view of them then stands).
+ */
+async function discoveredCapabilities(
+  client: Client,
+  timeout: number,
+): Promise<JsonObject | undefined> {
+  try {
+    const result = await client.request(
+      { method: 'server/discover', params: {} },
+      DISCOVER_RESULT,
+      { timeout },
+    );
+    return result.capabilities;
+  } catch {
+    return undefined;
+  }
 }
 
 function negotiation(config: ServerConfig, remainingMs: number) {

@@ -372,7 +372,7 @@ export class Downstream {
     }
     client.onclose = () => this.lost(generation);
     try {
-      const snapshot = await this.readEverything(client);
+      const snapshot = await this.readEverything(client, connection.capabilities);
       if (this.closed || generation !== this.generation) return;
       this.setStatus(
         {
@@ -429,8 +429,11 @@ export class Downstream {
     client.setRequestHandler('sampling/createMessage', relay('sampling/createMessage') as never);
   }
 
-  private async readEverything(client: Client): Promise<DownstreamSnapshot> {
-    const capabilities = (client.getServerCapabilities() ?? {}) as JsonObject;
+  /** Everything the server lists; `capabilities` as it sent them (see {@link Connection}). */
+  private async readEverything(
+    client: Client,
+    capabilities: JsonObject,
+  ): Promise<DownstreamSnapshot> {
     const timeout = this.config.timeouts.requestMs;
     const has = (key: string) => isJsonObject(capabilities[key]);
     const list = (method: ListMethod, enabled: boolean) =>

@@ -12,13 +12,16 @@ import {
   resultLine,
   toolsListResult,
 } from './fast-call.js';
+import type { DynamicMethod } from './dynamic-wire.js';
+import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from './dynamic-wire.js';
 import type { FrontBackend } from './front-backend.js';
 import type { JsonObject, RpcId, RpcRequest } from './json-rpc.js';
 import type { SessionInfo } from './session.js';
 
 /**
- * The fast path of the stdio front: tools/call (and tools/list) on an established
- * connection are answered without the SDK's request machinery. The call still runs the
+ * The fast path of the stdio front: tools/call (and tools/list, tools/annotations and
+ * tools/resolve) on an established connection are answered without the SDK's request
+ * machinery. The call still runs the
  * whole gateway pipeline (`backend.callTool`); only the SDK's decoding, validation and
  * encoding layers are skipped, which is most of what a plain SDK relay costs. Everything
  * it does not take (the first requests, 2026 requests before the era is pinned, a 2025
@@ -47,11 +50,13 @@ export class FastPath {
    */
   take(request: RpcRequest, legacy: SessionInfo | undefined, modernPinned: boolean): boolean {
     const { method, params } = request;
-    if (method !== 'tools/call' && method !== 'tools/list') return false;
+    const dynamic = method === TOOLS_ANNOTATIONS_METHOD || method === TOOLS_RESOLVE_METHOD;
+    if (method !== 'tools/call' && method !== 'tools/list' && !dynamic) return false;
     let session: SessionInfo | undefined;
     if (envelopeVersion(params) === undefined) session = legacy;
     else if (modernPinned) session = modernSession(params, 'stdio', 'stdio', undefined);
     if (session === undefined) return false;
+    if (dynamic) return this.resolve(request, method, session);
     return method === 'tools/list' ? this.list(request, session) : this.call(request, session);
   }
 
@@ -114,6 +119,41 @@ export class FastPath {
         (result) => {
           if (!controller.signal.aborted)
             this.write(resultLine(id, result, session, this.serverInfo));
+        },
+        (error: unknown) => {
+          if (!controller.signal.aborted) this.write(failureLine(id, error));
+        },
+      )
+      .finally(() => {
+        if (this.inflight.get(id) === controller) this.inflight.delete(id);
+        this.pool.release(controller);
+      });
+    return true;
+  }
+
+  /** `tools/annotations` or `tools/resolve`, answered as the front server's handler answers it. */
+  private resolve(request: RpcRequest, method: DynamicMethod, session: SessionInfo): boolean {
+    const { id } = request;
+    const controller = this.pool.acquire();
+    this.inflight.set(id, controller);
+    this.backend
+      .ready()
+      .then(() =>
+        this.backend.resolveAnnotations({
+          method,
+          params: request.params ?? {},
+          session,
+          signal: controller.signal,
+        }),
+      )
+      .then(
+        (reply) => {
+          if (controller.signal.aborted) return;
+          this.write(
+            reply.ok
+              ? resultLine(id, reply.result, session, this.serverInfo)
+              : JSON.stringify({ jsonrpc: '2.0', id, error: reply.error }),
+          );
         },
         (error: unknown) => {
           if (!controller.signal.aborted) this.write(failureLine(id, error));
