@@ -3,6 +3,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { HintgateError } from '../core/errors.js';
+import { policyReferenceIssues } from './policy-schema.js';
 import type { Config } from './schema.js';
 import { configSchema } from './schema.js';
 
@@ -65,6 +66,12 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
   const expanded = expandEnvironment(raw, options.env, issues);
   const parsed = configSchema.safeParse(expanded);
   if (!parsed.success) issues.push(...parsed.error.issues.map(toConfigIssue));
+  else {
+    // Rules naming servers that are not configured would never apply: a typo in a safety rule.
+    const servers = new Set(Object.keys(parsed.data.mcpServers));
+    for (const issue of policyReferenceIssues(parsed.data.policy, servers))
+      issues.push({ path: issue.path.join('.'), message: issue.message });
+  }
   if (issues.length > 0 || !parsed.success) throw new ConfigError(file, issues);
   const config = parsed.data;
   const dataDir = isAbsolute(config.dataDir)

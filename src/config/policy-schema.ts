@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The longest call timeout: Node's timers hold at most 2^31 - 1 ms (about 24 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** The longest an approval may wait (the store's own bound): a day. */
 const MAX_APPROVAL_TIMEOUT_MS = 86_400_000;
 
@@ -43,8 +46,8 @@ const ruleFields = {
   retry: z.boolean().optional(),
   /** Calls per minute, instead of the tool's `rateLimitHint`; `false` for no limit. */
   rateLimit: z.union([z.number().positive(), z.literal(false)]).optional(),
-  /** The call timeout, instead of the server's `callMs` and the tool's `estimatedDuration`. */
-  timeoutMs: z.number().int().positive().optional(),
+  /** The call timeout, instead of the tool's `estimatedDuration` and the server's `callMs`. */
+  timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
   /**
    * Arguments of `auditRequired` or `securityLevel: restricted` tools in the audit log:
    * `omit` (replaced as a whole), `redacted` (secret-looking keys redacted, like any tool's),
@@ -99,6 +102,23 @@ const rateLimitSchema = z.strictObject({
   maxWaitMs: z.number().int().nonnegative().default(5_000),
 });
 
+const timeoutsSchema = z.strictObject({
+  /**
+   * A tool's default timeout is its `estimatedDuration` times this (instead of the server's
+   * `timeouts.callMs`); `false` leaves estimates out. A rule's `timeoutMs` replaces both.
+   */
+  estimateFactor: z
+    .union(
+      [z.number().min(1).max(1000), z.literal(false)],
+      'expected a number (1 to 1000) or false',
+    )
+    .default(5),
+  /** A timeout from an estimate is at least this long, */
+  minMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(5_000),
+  /** and at most this long (an estimate is a server's hint, not a promise). */
+  maxMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(3_600_000),
+});
+
 const routingSchema = z.strictObject({
   /** A replica failing this many calls in a row (transport failures) is taken out. */
   failureThreshold: z.number().int().positive().default(3),
@@ -145,6 +165,7 @@ export const policySchema = z.strictObject({
   cache: cacheSchema.default(cacheSchema.parse({})),
   retry: retrySchema.default(retrySchema.parse({})),
   rateLimit: rateLimitSchema.default(rateLimitSchema.parse({})),
+  timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
   routing: routingSchema.default(routingSchema.parse({})),
   audit: auditSchema.default(auditSchema.parse({})),
   requestState: requestStateSchema.default(requestStateSchema.parse({})),
@@ -154,6 +175,51 @@ export const policySchema = z.strictObject({
    */
   passthrough: z.boolean().default(false),
 });
+
+/** A key of the `policy` section that names nothing configured. */
+export interface PolicyReferenceIssue {
+  readonly path: readonly string[];
+  readonly message: string;
+}
+
+/**
+ * Keys of `policy.servers` and `policy.tools` that can never apply: a server not in
+ * `mcpServers`, a tool key that is neither `server.tool` nor a pattern, a tool of a server
+ * that does not exist. A misspelled name in a safety rule would otherwise be ignored
+ * without a word.
+ */
+export function policyReferenceIssues(
+  policy: Pick<PolicyConfig, 'servers' | 'tools'>,
+  servers: ReadonlySet<string>,
+): PolicyReferenceIssue[] {
+  const issues: PolicyReferenceIssue[] = [];
+  const known = (): string =>
+    servers.size === 0 ? 'none are configured' : `expected one of ${[...servers].join(', ')}`;
+  for (const name of Object.keys(policy.servers)) {
+    if (!servers.has(name))
+      issues.push({
+        path: ['policy', 'servers', name],
+        message: `no server named "${name}" in mcpServers (${known()})`,
+      });
+  }
+  for (const key of Object.keys(policy.tools)) {
+    const dot = key.indexOf('.');
+    const server = dot === -1 ? undefined : key.slice(0, dot);
+    if (server === undefined) {
+      if (!/[*?]/.test(key))
+        issues.push({
+          path: ['policy', 'tools', key],
+          message: `expected a namespaced name (server.tool) or a pattern with * or ?`,
+        });
+    } else if (!/[*?]/.test(server) && !servers.has(server)) {
+      issues.push({
+        path: ['policy', 'tools', key],
+        message: `no server named "${server}" in mcpServers (${known()})`,
+      });
+    }
+  }
+  return issues;
+}
 
 /** The validated `policy` section. */
 export type PolicyConfig = z.output<typeof policySchema>;

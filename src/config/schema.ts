@@ -18,7 +18,10 @@ const stringMap = z.record(z.string(), z.string(), 'expected an object of string
 const timeoutsSchema = z.strictObject({
   /** How long a server may take to start and list its tools. */
   connectMs: z.number().int().positive().default(30_000),
-  /** How long one tools/call may take (unless the tool's estimatedDuration says more). */
+  /**
+   * How long one tools/call may take, for tools without an `estimatedDuration` (see
+   * `policy.timeouts`) or a `timeoutMs` policy rule.
+   */
   callMs: z.number().int().positive().default(60_000),
   /** How long other requests (lists, reads) may take. */
   requestMs: z.number().int().positive().default(30_000),

@@ -102,7 +102,11 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
       confirm({
         settings,
         store,
-        signer: new RequestStateSigner({ secret: config.requestState.secret }),
+        // Spent nonces in the store: a state is accepted once by every gateway sharing it.
+        signer: new RequestStateSigner({
+          secret: config.requestState.secret,
+          nonces: { claim: (nonce, ttlMs) => store.claimNonce(nonce, ttlMs) },
+        }),
       }),
     ),
     cache: on('cache', () => cache(results, settings, config.cache)),

@@ -124,6 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     forward(
       (server) => servers.get(server),
       (server) => config.mcpServers[server]?.timeouts.callMs ?? 60_000,
+      config.policy.timeouts,
     ),
   ]);
   const backend = new GatewayBackend({

@@ -40,6 +40,7 @@ export const REMOTE_STORE_METHODS = [
   'listApprovals',
   'decideApproval',
   'expireApprovals',
+  'claimNonce',
   'appendAudit',
   'queryAudit',
 ] as const satisfies readonly (keyof Store)[];
@@ -177,6 +178,7 @@ export class RemoteStore implements Store {
   readonly decideApproval: Call<'decideApproval'> = (...args) => this.#call('decideApproval', args);
   readonly expireApprovals: Call<'expireApprovals'> = (...args) =>
     this.#call('expireApprovals', args);
+  readonly claimNonce: Call<'claimNonce'> = (...args) => this.#call('claimNonce', args);
   readonly appendAudit: Call<'appendAudit'> = (...args) => this.#call('appendAudit', args);
   readonly queryAudit: Call<'queryAudit'> = (...args) => this.#call('queryAudit', args);
 

@@ -4,6 +4,7 @@ import { HintgateError } from '../core/errors.js';
 import type { ToolNote } from '../core/notes/notes.js';
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
+import * as nonces from './nonces.js';
 import * as notes from './notes.js';
 import type { OverrideTarget } from './overrides.js';
 import * as overrides from './overrides.js';
@@ -263,6 +264,11 @@ export class SqlStore implements Store {
         emit({ kind: 'approval', id: approval.id, status: 'expired' });
       return expired;
     });
+  }
+
+  async claimNonce(nonce: string, ttlMs: number): Promise<boolean> {
+    check.assertValid('nonce', nonces.checkNonce(nonce, ttlMs));
+    return this.runner.write((sql) => nonces.claimNonce(sql, nonce, ttlMs));
   }
 
   async appendAudit(records: readonly AuditRecordInput[]): Promise<void> {

@@ -152,6 +152,13 @@ export interface Store {
   /** Marks every overdue pending approval expired; returns them. */
   expireApprovals(): Promise<Approval[]>;
 
+  /**
+   * Records a one-time value (the nonce of a signed confirmation state) as used for `ttlMs`;
+   * true the first time, false while it is still recorded, across every process sharing the
+   * store. INPUT_INVALID for an empty nonce or a ttl outside 1 ms to a day.
+   */
+  claimNonce(nonce: string, ttlMs: number): Promise<boolean>;
+
   /** Appends audit records in one write; meant for a background batcher, off the call path. */
   appendAudit(records: readonly AuditRecordInput[]): Promise<void>;
   /** Audit records matching a filter, newest first. */

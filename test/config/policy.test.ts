@@ -19,6 +19,7 @@ describe('the policy section', () => {
       cache: { enabled: true, readOnlyTtlMs: 300_000, idempotentTtlMs: 30_000 },
       retry: { enabled: true, maxAttempts: 3, initialDelayMs: 100 },
       rateLimit: { enabled: true, maxWaitMs: 5_000 },
+      timeouts: { estimateFactor: 5, minMs: 5_000, maxMs: 3_600_000 },
       routing: { failureThreshold: 3, cooldownMs: 30_000 },
       audit: { enabled: true, restrictedArguments: 'omit' },
       passthrough: false,
@@ -46,6 +47,41 @@ describe('the policy section', () => {
         ]),
       }),
     );
+  });
+
+  it('names rules for servers and tools that are not configured, so a typo cannot go unnoticed', () => {
+    let issues: unknown;
+    try {
+      parse({
+        mcpServers: { github: { command: 'gh-mcp' }, db: { url: 'http://db.local/mcp' } },
+        policy: {
+          servers: { github: { confirm: 'writes' }, githb: { confirm: 'always' } },
+          tools: {
+            'github.delete_*': { requireApprovalQueue: true },
+            'db.drop_table': { deny: true },
+            '*.purge_*': { deny: true },
+            'gihub.delete_repo': { deny: true },
+            delete_repo: { deny: true },
+          },
+        },
+      });
+    } catch (error) {
+      issues = (error as { issues?: unknown }).issues;
+    }
+    expect(issues).toEqual([
+      {
+        path: 'policy.servers.githb',
+        message: 'no server named "githb" in mcpServers (expected one of github, db)',
+      },
+      {
+        path: 'policy.tools.gihub.delete_repo',
+        message: 'no server named "gihub" in mcpServers (expected one of github, db)',
+      },
+      {
+        path: 'policy.tools.delete_repo',
+        message: 'expected a namespaced name (server.tool) or a pattern with * or ?',
+      },
+    ]);
   });
 });
 

@@ -17,15 +17,7 @@ import { scratchDir, writeConfig } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { startHttpGateway } from '../helpers/gateway.js';
 import type { TestStorage } from '../helpers/store.js';
-import { testStorage } from '../helpers/store.js';
-
-/** The `store` config value for test storage. */
-function storeSpec(storage: TestStorage): string {
-  const options = storage.options;
-  return options.kind === 'postgres'
-    ? `${options.url}?schema=${options.schema ?? 'public'}`
-    : 'pglite';
-}
+import { storeSpec, testStorage } from '../helpers/store.js';
 
 /** `hintgate <args> --config <config> --json`, parsed. */
 async function cliJson<T>(config: string, ...args: string[]): Promise<T> {
@@ -277,6 +269,8 @@ describe('the approval queue over the HTTP API', () => {
 
   it('serves the audit log with secrets redacted and restricted arguments left out, and stats', async () => {
     await callTool(client, 'counter_read_value', { key: 'h', password: 'hunter2' });
+    // The same read again: answered from the cache.
+    await callTool(client, 'counter_read_value', { password: 'hunter2', key: 'h' });
     await callTool(client, 'counter_get_secret_report', { employee: 'bob', apiKey: 'k-1' });
     const records = await eventually(async () => {
       const response = await fetch(`${api}/audit?server=counter&limit=50`, { headers: auth });
@@ -304,11 +298,16 @@ describe('the approval queue over the HTTP API', () => {
     });
     const bad = await fetch(`${api}/audit?since=yesterday-ish`, { headers: auth });
     expect(bad.status).toBe(400);
+    expect(
+      records.filter((record) => record.namespacedName === 'counter.read_value' && record.cacheHit),
+    ).toHaveLength(1);
+    expect(callsIn(dir, 'counter', 'read_value')).toHaveLength(1);
     const stats = (await (await fetch(`${api}/stats`, { headers: auth })).json()) as {
-      cache: { misses: number };
+      cache: { hits: number; misses: number; entries: number };
       audit: { enabled: boolean };
     };
     expect(stats.audit.enabled).toBe(true);
-    expect(stats.cache.misses).toBeGreaterThan(0);
+    expect(stats.cache).toMatchObject({ hits: 1, entries: 2 });
+    expect(stats.cache.misses).toBeGreaterThanOrEqual(2);
   });
 });

@@ -29,6 +29,7 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
         policy: {
           retry: { maxAttempts: 6, initialDelayMs: 50, maxDelayMs: 400 },
           rateLimit: { maxWaitMs: 0 },
+          timeouts: { estimateFactor: 10, minMs: 100 },
           tools: { 'counter.add_entry': { deny: true, message: 'Appending is off today.' } },
         },
       },
@@ -70,6 +71,17 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
     expect(
       callsIn(dir, 'counter', 'write_value').filter((c) => c.args['key'] === 'slow'),
     ).toHaveLength(1);
+  });
+
+  it("times a call out after ten times the tool's estimatedDuration, not the server's timeout", async () => {
+    // slow_write is estimated at 50 ms: 500 ms, where the server's callMs is 600.
+    await expect(
+      callTool(client, 'counter_slow_write', { key: 'est', value: 1, ms: 5_000 }),
+    ).rejects.toMatchObject({ code: -32001, message: expect.stringContaining('within 500 ms') });
+    // Three times its estimate is still within its timeout.
+    const ok = await callTool(client, 'counter_slow_write', { key: 'est', value: 2, ms: 150 });
+    expect(ok['isError']).toBeUndefined();
+    expect(callsIn(dir, 'counter', 'slow_write')).toHaveLength(2);
   });
 
   it("does not retry a tool's own error result", async () => {

@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitAnswer } from '../helpers/call-path.js';
 import {
@@ -11,9 +12,10 @@ import {
   textOf,
   writeFastConfig,
 } from '../helpers/call-path.js';
-import { scratchDir } from '../helpers/config.js';
+import { scratchDir, writeConfig } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { startHttpGateway } from '../helpers/gateway.js';
+import { storeSpec, testStorage } from '../helpers/store.js';
 
 /** `stdio-sdk`: stdio with `--no-fast-path`, every request through the SDK's machinery. */
 type Front = 'stdio' | 'http' | 'stdio-sdk';
@@ -179,6 +181,99 @@ describe.each(FRONTS)('confirmation of a 2026 client by input_required, over %s'
       expect(session.writes()).toHaveLength(1);
     } finally {
       await session.close();
+    }
+  });
+});
+
+describe('the request state of a 2026 client over stateless HTTP', () => {
+  /** The first round of a write: the input_required result. */
+  const ask = (session: Awaited<ReturnType<typeof open>>, args: Record<string, unknown>) =>
+    callTool(session.client, 'counter_write_value', args, {}, { allowInputRequired: true });
+  const answer = (
+    session: Awaited<ReturnType<typeof open>>,
+    args: Record<string, unknown>,
+    requestState: unknown,
+  ) =>
+    callTool(
+      session.client,
+      'counter_write_value',
+      args,
+      {
+        inputResponses: { 'hintgate-confirm': { action: 'accept', content: {} } },
+        requestState,
+      },
+      { allowInputRequired: true },
+    );
+
+  it('is refused once it has expired, and the call never runs', async () => {
+    const session = await open('http', 'modern', {
+      autoFulfill: false,
+      policy: { approvalTimeoutMs: 1_000 },
+    });
+    try {
+      const args = { key: 'late', value: 1 };
+      const first = await ask(session, args);
+      expect(first['resultType']).toBe('input_required');
+      // The state lives for the approval timeout, counted in whole seconds.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await expect(answer(session, args, first['requestState'])).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('has expired'),
+      });
+      expect(session.writes()).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('is accepted once by gateways sharing PostgreSQL and the secret: a replay to another is refused', async () => {
+    const storage = await testStorage('postgres');
+    const logs = scratchDir();
+    const gateways: (GatewayProcess & { url: string })[] = [];
+    const clients: Client[] = [];
+    try {
+      for (let index = 0; index < 2; index++) {
+        const config = writeConfig(
+          scratchDir(),
+          { counter: counterServer(logs) },
+          {
+            store: storeSpec(storage),
+            policy: { requestState: { secret: 'one-secret-for-every-gateway-here' } },
+          },
+        );
+        const gateway = await startHttpGateway(config);
+        gateways.push(gateway);
+        const { client } = elicitingClient('modern', () => ({ action: 'accept' }), {
+          autoFulfill: false,
+        });
+        await connectGatewayHttp(client, gateway.url);
+        clients.push(client);
+      }
+      const [a, b] = clients as [Client, Client];
+      const args = { key: 'shared', value: 1 };
+      const call = (client: Client, extra: Record<string, unknown>) =>
+        callTool(client, 'counter_write_value', args, extra, { allowInputRequired: true });
+      const first = await call(a, {});
+      expect(first['resultType']).toBe('input_required');
+      const retry = {
+        inputResponses: { 'hintgate-confirm': { action: 'accept', content: {} } },
+        requestState: first['requestState'],
+      };
+      // Answered on the other gateway (behind one balancer, any gateway may get the retry).
+      expect((await call(b, retry))['isError']).toBeUndefined();
+      await expect(call(a, retry)).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('already used'),
+      });
+      await expect(call(b, retry)).rejects.toMatchObject({ code: -32602 });
+      expect(callsIn(logs, 'counter', 'write_value')).toHaveLength(1);
+    } finally {
+      for (const client of clients) await client.close();
+      for (const gateway of gateways) {
+        gateway.child.kill('SIGTERM');
+        await gateway.exited;
+      }
+      await storage.cleanup();
     }
   });
 });

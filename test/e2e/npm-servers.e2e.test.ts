@@ -74,4 +74,14 @@ describe('the example config fronting published npm servers', () => {
     const graph = await rawCall(client, 'memory_read_graph');
     expect(graph['isError']).not.toBe(true);
   });
+
+  it("applies the example's policy: a deletion from memory waits for a person in the queue", async () => {
+    const deleted = await rawCall(client, 'memory_delete_entities', {
+      entityNames: ['nobody-by-this-name'],
+    });
+    expect(deleted['isError']).toBe(true);
+    expect(JSON.stringify(deleted['content'])).toMatch(
+      /needs approval: run `hintgate approvals approve [0-9a-f]{12}`/,
+    );
+  });
 });

@@ -39,6 +39,14 @@ export async function testStorage(kind: StoreKind): Promise<TestStorage> {
   };
 }
 
+/** The `store` config value for test storage: `pglite`, or the URL with its schema. */
+export function storeSpec(storage: TestStorage): string {
+  const options = storage.options;
+  return options.kind === 'postgres'
+    ? `${options.url}?schema=${options.schema ?? 'public'}`
+    : 'pglite';
+}
+
 /** An embedded store in a fresh temporary data directory. */
 export async function openTestStore(): Promise<Store> {
   return (await testStorage('pglite')).open();

@@ -16,10 +16,21 @@ export interface ConfirmState {
   readonly i?: string;
 }
 
+/**
+ * Where spent nonces are kept: `claim` is true the first time a nonce is presented within
+ * `ttlMs`, false after. The gateway keeps them in its store, so that every gateway sharing it
+ * (and the signing secret) refuses a state another one already accepted.
+ */
+export interface NonceLedger {
+  claim(nonce: string, ttlMs: number): Promise<boolean>;
+}
+
 /** Options of {@link RequestStateSigner}. */
 export interface RequestStateSignerOptions {
   /** The signing key, at least 32 bytes; a random one per process when absent. */
   readonly secret?: string | undefined;
+  /** Where accepted nonces are kept; by default in this process's memory. */
+  readonly nonces?: NonceLedger | undefined;
   readonly now?: () => number;
 }
 
@@ -36,17 +47,20 @@ const REFUSALS: Readonly<Record<StateRefusal, string>> = {
   replayed: 'it was already used',
 };
 
+/** The longest a nonce is remembered when its state's expiry cannot be read: a day. */
+const DEFAULT_NONCE_TTL_MS = 86_400_000;
+
 /**
  * Signs and checks the `requestState` of confirmation rounds with 2026 clients: the SDK's
  * HMAC-SHA256 codec (`createRequestStateCodec`: signed, expiring) under a `hg.` prefix, with
  * a payload bound to the call (a hash of client, tool and canonical arguments) and a nonce
- * that is accepted once (replays are refused while the state would still be valid).
+ * that is accepted once (replays are refused while the state would still be valid; with a
+ * shared {@link NonceLedger}, by every gateway).
  */
 export class RequestStateSigner {
   private readonly key: Uint8Array;
   private readonly codecs = new Map<number, RequestStateCodec<ConfirmState>>();
-  /** Nonces already accepted, with when they stop mattering (their state's expiry). */
-  private readonly used = new Map<string, number>();
+  private readonly nonces: NonceLedger;
   private readonly now: () => number;
 
   constructor(options: RequestStateSignerOptions = {}) {
@@ -57,6 +71,7 @@ export class RequestStateSigner {
     if (this.key.byteLength < 32)
       throw new HintgateError('CONFIG_INVALID', 'policy.requestState.secret: expected 32 bytes');
     this.now = options.now ?? Date.now;
+    this.nonces = options.nonces ?? new MemoryNonceLedger(this.now);
   }
 
   /** A state for `binding`, valid for `ttlMs` (rounded up to whole seconds). */
@@ -97,12 +112,12 @@ export class RequestStateSigner {
       return { ok: false, refusal: reason === 'expired' ? 'expired' : 'forged' };
     }
     if (payload.b !== sha256Hex(binding)) return { ok: false, refusal: 'other-call' };
-    const now = this.now();
-    this.prune(now);
-    if (this.used.has(payload.n)) return { ok: false, refusal: 'replayed' };
-    // The codec checks expiry in whole seconds; a nonce must be remembered that long.
-    this.used.set(payload.n, now + 24 * 3_600_000);
-    this.trim(payload.n, state);
+    // A nonce must be remembered as long as its state could be presented (the codec checks
+    // expiry in whole seconds, so up to the end of the expiry's second).
+    const until = expiryOf(state);
+    const ttlMs =
+      until === undefined ? DEFAULT_NONCE_TTL_MS : Math.max(1, Math.ceil(until - this.now()));
+    if (!(await this.nonces.claim(payload.n, ttlMs))) return { ok: false, refusal: 'replayed' };
     return { ok: true, state: payload };
   }
 
@@ -123,22 +138,35 @@ export class RequestStateSigner {
     }
     return codec;
   }
+}
 
-  /** Remembers a nonce only until its state's own expiry (read from the signed envelope). */
-  private trim(nonce: string, state: string): void {
-    const body = state.slice(PREFIX.length + 3, state.lastIndexOf('.'));
-    try {
-      const envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as {
-        exp?: unknown;
-      };
-      if (typeof envelope.exp === 'number') this.used.set(nonce, (envelope.exp + 1) * 1000);
-    } catch {
-      // Verified already; an unreadable body cannot happen. The day-long default stands.
-    }
+/** When a verified state stops being accepted (epoch ms), read from its signed envelope. */
+function expiryOf(state: string): number | undefined {
+  const body = state.slice(PREFIX.length + 3, state.lastIndexOf('.'));
+  try {
+    const envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
+    return typeof envelope.exp === 'number' ? (envelope.exp + 1) * 1000 : undefined;
+  } catch {
+    // Verified already; an unreadable body cannot happen. The day-long default stands.
+    return undefined;
   }
+}
 
-  private prune(now: number): void {
-    if (this.used.size < 1024) return;
-    for (const [nonce, until] of this.used) if (until <= now) this.used.delete(nonce);
+/** Spent nonces in this process's memory, each until its state would expire. */
+export class MemoryNonceLedger implements NonceLedger {
+  private readonly used = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  claim(nonce: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    if (this.used.size >= 1024)
+      for (const [spent, until] of this.used) if (until <= now) this.used.delete(spent);
+    const until = this.used.get(nonce);
+    if (until !== undefined && until > now) return Promise.resolve(false);
+    this.used.set(nonce, now + ttlMs);
+    return Promise.resolve(true);
   }
 }

@@ -289,7 +289,7 @@ function queueRefusal(
     decision,
     entry,
     'expired',
-    `Approval ${approval.id} for ${tool} was not given in time; the call was not run. Ask the user to approve it, then call again.`,
+    `needs approval: nobody approved ${tool} in time (approval ${approval.id} expired), so the call was not run. Call it again and ask the user to approve it while it waits: \`hintgate approvals list\`, then \`hintgate approvals approve <id>\` (or POST /api/approvals/<id>/approve).`,
     approval.id,
   );
 }

@@ -10,25 +10,64 @@ export type TargetLookup = (server: string) => CallTarget | undefined;
 /** Timeouts of the server behind a tool. */
 export type CallTimeout = (server: string) => number;
 
+/** How a tool's `estimatedDuration` sets its default timeout (`policy.timeouts`). */
+export interface EstimatedTimeout {
+  /** The timeout is the estimate times this, or `false` to leave estimates out of it. */
+  readonly estimateFactor: number | false;
+  /** And at least this long, */
+  readonly minMs: number;
+  /** and at most this long. */
+  readonly maxMs: number;
+}
+
+/**
+ * The timeout of a call: the one config sets for the tool (`configured`, from a policy
+ * rule), else from the tool's `estimatedDuration` (times `estimateFactor`, within `minMs` and
+ * `maxMs`), else the server's call timeout.
+ */
+export function callTimeoutMs(
+  configured: number | undefined,
+  estimatedDuration: unknown,
+  serverMs: number,
+  estimate: EstimatedTimeout | undefined,
+): number {
+  if (configured !== undefined) return configured;
+  if (
+    estimate === undefined ||
+    estimate.estimateFactor === false ||
+    typeof estimatedDuration !== 'number' ||
+    !(estimatedDuration > 0)
+  )
+    return serverMs;
+  const fromEstimate = Math.ceil(estimatedDuration * estimate.estimateFactor);
+  return Math.min(estimate.maxMs, Math.max(estimate.minMs, fromEstimate));
+}
+
 /**
  * The terminal step: sends the call to the chosen downstream (or the tool's own server) under
  * the tool's original name, with the client's arguments, `_meta`, retry fields, cancellation
- * and progress, and returns the server's result as it came (era-neutral). A tool whose
- * `estimatedDuration` exceeds the configured call timeout gets that long instead; a timeout
- * that config sets for the tool (`ctx.timeoutMs`, from policy) replaces both.
+ * and progress, and returns the server's result as it came (era-neutral). The timeout is the
+ * one config sets for the tool (`ctx.timeoutMs`, from policy), else the tool's
+ * `estimatedDuration` times `estimate.estimateFactor` (within its bounds), else the
+ * server's call timeout (see {@link callTimeoutMs}).
  */
-export function forward(targets: TargetLookup, timeoutOf: CallTimeout): CallMiddleware {
+export function forward(
+  targets: TargetLookup,
+  timeoutOf: CallTimeout,
+  estimate?: EstimatedTimeout,
+): CallMiddleware {
   return async function forward(ctx) {
     const entry = requireEntry(ctx);
     const target = ctx.target ?? targets(entry.server);
     if (target === undefined) {
       throw new HintgateError('PIPELINE', `no downstream connection for server "${entry.server}"`);
     }
-    const estimated = ctx.annotations?.annotations.estimatedDuration;
-    const configured = timeoutOf(entry.server);
-    const timeoutMs =
-      ctx.timeoutMs ??
-      (typeof estimated === 'number' && estimated > configured ? estimated : configured);
+    const timeoutMs = callTimeoutMs(
+      ctx.timeoutMs,
+      ctx.annotations?.annotations.estimatedDuration,
+      timeoutOf(entry.server),
+      estimate,
+    );
     const params: JsonObject = { ...ctx.params, name: entry.name };
     const result = await target.callTool(params, {
       signal: ctx.signal,

@@ -373,6 +373,10 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     const result = await pipeline(settingsOf({ approvalTimeoutMs: 300 }), next, store)(ctx);
     expect(next).not.toHaveBeenCalled();
     expect(result).toMatchObject({ _meta: { [CALL_META_KEY]: { decision: 'expired' } } });
+    expect(JSON.stringify(result['content'])).toContain(
+      `needs approval: nobody approved s.delete_item in time (approval ${ctx.trace.approvalId ?? ''} expired)`,
+    );
+    expect(JSON.stringify(result['content'])).toContain('`hintgate approvals approve <id>`');
     expect((await store.getApproval(ctx.trace.approvalId ?? ''))?.status).toBe('expired');
   });
 
@@ -414,6 +418,45 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     expect(next).not.toHaveBeenCalled();
     expect(await step(call(TOOLS.destructive, { session: HEADLESS }))).toEqual(OK);
     expect(next).toHaveBeenCalledTimes(1);
+  });
+
+  it('accepts a signed state once across gateways sharing the store and the secret', async () => {
+    // PostgreSQL: a second connection pool, as another gateway would have.
+    const other = kind === 'postgres' ? await storage.open() : store;
+    try {
+      const secret = 'one-secret-behind-the-load-balancer!';
+      const gateway = (on: Store) =>
+        new RequestStateSigner({
+          secret,
+          nonces: { claim: (nonce, ttlMs) => on.claimNonce(nonce, ttlMs) },
+        });
+      const [first, second] = [gateway(store), gateway(other)];
+      const asked = await pipeline(
+        settingsOf(),
+        fakeNext(),
+        undefined,
+        first,
+      )(call(TOOLS.destructive, { session: MODERN }));
+      const answered = () =>
+        call(TOOLS.destructive, {
+          session: MODERN,
+          extra: {
+            requestState: asked['requestState'],
+            inputResponses: { [CONFIRM_INPUT_KEY]: { action: 'accept', content: {} } },
+          },
+        });
+      const next = fakeNext();
+      expect(await pipeline(settingsOf(), next, undefined, second)(answered())).toEqual(OK);
+      await expect(
+        pipeline(settingsOf(), next, undefined, first)(answered()),
+      ).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENTS',
+        message: expect.stringContaining('already used'),
+      });
+      expect(next).toHaveBeenCalledTimes(1);
+    } finally {
+      if (other !== store) await other.close();
+    }
   });
 
   it('denies the approval of a call the client cancelled while waiting', async () => {

@@ -4,7 +4,7 @@ import type { JsonObject } from '../../../src/mcp/json-rpc.js';
 import { annotate } from '../../../src/gateway/pipeline/annotate.js';
 import { compose } from '../../../src/gateway/pipeline/compose.js';
 import type { CallTarget } from '../../../src/gateway/pipeline/context.js';
-import { forward } from '../../../src/gateway/pipeline/forward.js';
+import { callTimeoutMs, forward } from '../../../src/gateway/pipeline/forward.js';
 import { resolve } from '../../../src/gateway/pipeline/resolve.js';
 import { catalogWith, contextFor } from './helpers.js';
 
@@ -55,19 +55,39 @@ describe('forward', () => {
     expect(ctx.trace.outcome).toBe('ok');
   });
 
-  it('gives a tool whose estimated duration exceeds the timeout that long', async () => {
-    const down = target({ content: [] });
-    const catalog = catalogWith({ name: 'build', annotations: { estimatedDuration: 90_000 } });
-    await compose([
-      resolve(catalog, () => ''),
-      annotate(),
-      forward(
-        () => down,
-        () => 5000,
-      ),
-    ])(contextFor('s_build'));
-    expect(down.calls[0]?.options.timeoutMs).toBe(90_000);
+  it("times a tool out after a multiple of its estimatedDuration, instead of the server's timeout", async () => {
+    const timeoutFor = async (annotations: Record<string, unknown>) => {
+      const down = target({ content: [] });
+      await compose([
+        resolve(catalogWith({ name: 'build', annotations }), () => ''),
+        annotate(),
+        forward(
+          () => down,
+          () => 60_000,
+          { estimateFactor: 5, minMs: 5_000, maxMs: 3_600_000 },
+        ),
+      ])(contextFor('s_build'));
+      return down.calls[0]?.options.timeoutMs;
+    };
+    expect(await timeoutFor({ estimatedDuration: 90_000 })).toBe(450_000);
+    expect(await timeoutFor({ estimatedDuration: 100 })).toBe(5_000);
+    expect(await timeoutFor({ estimatedDuration: 86_400_000 })).toBe(3_600_000);
+    expect(await timeoutFor({ estimatedDuration: 0 })).toBe(60_000);
+    expect(await timeoutFor({})).toBe(60_000);
   });
+
+  it.each([
+    [undefined, 90_000, 5_000, { estimateFactor: 2, minMs: 1, maxMs: 10 ** 6 }, 180_000],
+    [1234, 90_000, 5_000, { estimateFactor: 2, minMs: 1, maxMs: 10 ** 6 }, 1234],
+    [undefined, 90_000, 5_000, { estimateFactor: false, minMs: 1, maxMs: 10 ** 6 }, 5_000],
+    [undefined, 90_000, 5_000, undefined, 5_000],
+    [undefined, 'soon', 5_000, { estimateFactor: 2, minMs: 1, maxMs: 10 ** 6 }, 5_000],
+  ] as const)(
+    'callTimeoutMs(%s, %s, %s, %o) is %s',
+    (configured, estimated, serverMs, estimate, expected) => {
+      expect(callTimeoutMs(configured, estimated, serverMs, estimate)).toBe(expected);
+    },
+  );
 
   it('uses the timeout config set for the tool instead of both', async () => {
     const down = target({ content: [] });

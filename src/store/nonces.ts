@@ -1,0 +1,39 @@
+import type { Sql } from './sql.js';
+import type { InputIssue } from './validate.js';
+
+/** The longest a nonce is kept: a day, past the longest approval timeout. */
+export const MAX_NONCE_TTL_MS = 86_400_000 + 60_000;
+const MAX_NONCE_LENGTH = 200;
+
+/** Problems with a nonce to claim. */
+export function checkNonce(nonce: unknown, ttlMs: unknown): InputIssue[] {
+  const issues: InputIssue[] = [];
+  if (typeof nonce !== 'string' || nonce === '' || nonce.length > MAX_NONCE_LENGTH)
+    issues.push({
+      path: 'nonce',
+      message: `must be a non-empty string of at most ${MAX_NONCE_LENGTH} characters`,
+    });
+  if (!Number.isInteger(ttlMs) || (ttlMs as number) <= 0 || (ttlMs as number) > MAX_NONCE_TTL_MS)
+    issues.push({
+      path: 'ttlMs',
+      message: `must be a whole number of milliseconds, 1 to ${MAX_NONCE_TTL_MS}`,
+    });
+  return issues;
+}
+
+/**
+ * Records `nonce` as used for `ttlMs` (by the database's clock); true the first time, false
+ * while it is still recorded. Expired nonces are dropped on the way. Run in a transaction:
+ * two gateways claiming one nonce at once serialize on its key, and one of them gets false.
+ */
+export async function claimNonce(sql: Sql, nonce: string, ttlMs: number): Promise<boolean> {
+  await sql.query(`DELETE FROM used_nonces WHERE expires_at <= now()`);
+  const rows = await sql.query<{ nonce: string }>(
+    `INSERT INTO used_nonces (nonce, expires_at)
+     VALUES ($1, now() + $2::integer * interval '1 millisecond')
+     ON CONFLICT (nonce) DO NOTHING
+     RETURNING nonce`,
+    [nonce, ttlMs],
+  );
+  return rows.length === 1;
+}
