@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PgliteWorker } from '../../src/store/pglite-worker.js';
+import { isConnectionError } from '../../src/store/sql.js';
+
+describe('PGlite on its own thread', () => {
+  const dirs: string[] = [];
+  const open = async (): Promise<PgliteWorker> => {
+    const dir = mkdtempSync(join(tmpdir(), 'hintgate-pglite-worker-'));
+    dirs.push(dir);
+    return PgliteWorker.open({ dataDir: dir });
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('returns rows with dates, numbers and parsed JSON intact', async () => {
+    const db = await open();
+    const [row] = await db.sql.query<{ at: Date; n: number; doc: unknown }>(
+      `SELECT '2026-01-02T03:04:05Z'::timestamptz AS at, 42 AS n, $1::jsonb AS doc`,
+      [JSON.stringify({ a: [1, 'two'] })],
+    );
+    expect(row?.at).toBeInstanceOf(Date);
+    expect(row?.at.toISOString()).toBe('2026-01-02T03:04:05.000Z');
+    expect(row?.n).toBe(42);
+    expect(row?.doc).toEqual({ a: [1, 'two'] });
+    await db.close();
+  });
+
+  it('commits a transaction that resolves and rolls back one that throws', async () => {
+    const db = await open();
+    await db.sql.exec('CREATE TABLE t (v int)');
+    await db.transaction(async (sql) => {
+      await sql.query('INSERT INTO t VALUES (1)');
+    });
+    await expect(
+      db.transaction(async (sql) => {
+        await sql.query('INSERT INTO t VALUES (2)');
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await db.sql.query('SELECT v FROM t ORDER BY v')).toEqual([{ v: 1 }]);
+    await db.close();
+  });
+
+  it('runs concurrent transactions one at a time, losing no write', async () => {
+    const db = await open();
+    await db.sql.exec('CREATE TABLE c (n int); INSERT INTO c VALUES (0)');
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        db.transaction(async (sql) => {
+          const [row] = await sql.query<{ n: number }>('SELECT n FROM c');
+          await sql.query('UPDATE c SET n = $1', [(row?.n ?? 0) + 1]);
+        }),
+      ),
+    );
+    expect(await db.sql.query('SELECT n FROM c')).toEqual([{ n: 20 }]);
+    await db.close();
+  });
+
+  it("keeps an error's message and SQLSTATE code", async () => {
+    const db = await open();
+    const error: unknown = await db.sql
+      .query('SELECT * FROM missing_table')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: '42P01',
+      message: expect.stringContaining('missing_table'),
+    });
+    await db.close();
+  });
+
+  it('fails every call after it closed as a connection error', async () => {
+    const db = await open();
+    await db.close();
+    const error: unknown = await db.sql.query('SELECT 1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(isConnectionError(error)).toBe(true);
+  });
+});
