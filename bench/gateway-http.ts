@@ -74,21 +74,23 @@ async function open(label: string, auto: boolean, args: string[], tool: string):
 
 async function runEra(era: 'legacy' | 'modern'): Promise<void> {
   const auto = era === 'modern';
-  const config = writeConfig({
-    echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
-  });
+  // One config (and data directory) per gateway: each holds its embedded store's lock.
+  const config = (): string =>
+    writeConfig({
+      echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
+    });
   const setups = [
     await open('direct HTTP', auto, [fixture('echo'), '--http', '0'], 'echo'),
     await open(
       'gateway HTTP',
       auto,
-      [CLI, 'serve', '--config', config, '--http', '127.0.0.1:0', '--no-auth'],
+      [CLI, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
       'echo_echo',
     ),
     await open(
       'gateway, SDK path',
       auto,
-      [CLI, 'serve', '--no-fast-path', '--config', config, '--http', '127.0.0.1:0', '--no-auth'],
+      [CLI, 'serve', '--no-fast-path', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
       'echo_echo',
     ),
   ];
