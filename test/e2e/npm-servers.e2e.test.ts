@@ -19,7 +19,8 @@ describe('the example config fronting published npm servers', () => {
     client = connected.client;
     tools = await waitFor(
       () => rawListTools(client),
-      (list) => list.length >= 38,
+      // The servers' tools (flattened `server_tool`), not counting the meta tools.
+      (list) => list.filter((listed) => String(listed['name']).includes('_')).length >= 38,
       30_000,
       200,
     );
@@ -62,6 +63,13 @@ describe('the example config fronting published npm servers', () => {
       auditRequired: 'server-default',
       openWorldHint: 'declared',
     });
+  });
+
+  it('shows the meta tools until a toolset is equipped (the example sets until-equipped)', () => {
+    const names = tools.map((listed): unknown => listed['name']);
+    expect(names).toEqual(
+      expect.arrayContaining(['list-available-tools', 'build-toolset', 'add-tool-annotation']),
+    );
   });
 
   it('calls each server through the gateway', async () => {
