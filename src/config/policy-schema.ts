@@ -102,22 +102,27 @@ const rateLimitSchema = z.strictObject({
   maxWaitMs: z.number().int().nonnegative().default(5_000),
 });
 
-const timeoutsSchema = z.strictObject({
-  /**
-   * A tool's default timeout is its `estimatedDuration` times this (instead of the server's
-   * `timeouts.callMs`); `false` leaves estimates out. A rule's `timeoutMs` replaces both.
-   */
-  estimateFactor: z
-    .union(
-      [z.number().min(1).max(1000), z.literal(false)],
-      'expected a number (1 to 1000) or false',
-    )
-    .default(5),
-  /** A timeout from an estimate is at least this long, */
-  minMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(5_000),
-  /** and at most this long (an estimate is a server's hint, not a promise). */
-  maxMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(3_600_000),
-});
+const timeoutsSchema = z
+  .strictObject({
+    /**
+     * A tool's default timeout is its `estimatedDuration` times this (instead of the server's
+     * `timeouts.callMs`); `false` leaves estimates out. A rule's `timeoutMs` replaces both.
+     */
+    estimateFactor: z
+      .union(
+        [z.number().min(1).max(1000), z.literal(false)],
+        'expected a number (1 to 1000) or false',
+      )
+      .default(5),
+    /** A timeout from an estimate is at least this long, */
+    minMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(5_000),
+    /** and at most this long (an estimate is a server's hint, not a promise). */
+    maxMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(3_600_000),
+  })
+  .refine((timeouts) => timeouts.minMs <= timeouts.maxMs, {
+    path: ['minMs'],
+    message: 'expected at most maxMs',
+  });
 
 const routingSchema = z.strictObject({
   /** A replica failing this many calls in a row (transport failures) is taken out. */

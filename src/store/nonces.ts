@@ -1,8 +1,8 @@
 import type { Sql } from './sql.js';
 import type { InputIssue } from './validate.js';
 
-/** The longest a nonce is kept: a day, past the longest approval timeout. */
-export const MAX_NONCE_TTL_MS = 86_400_000 + 60_000;
+/** The longest a nonce is kept: a day, past the longest approval timeout, and a margin. */
+export const MAX_NONCE_TTL_MS = 86_400_000 + 600_000;
 const MAX_NONCE_LENGTH = 200;
 
 /** Problems with a nonce to claim. */

@@ -14,7 +14,6 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Sql } from './sql.js';
 
 // Plain CommonJS, evaluated as the worker's script: it needs no build step, so the same
@@ -26,13 +25,17 @@ let db;
 let nextTx = 1;
 const open = new Map();
 const reply = (id, value) => parentPort.postMessage({ id, ok: true, value });
+const field = (error, key) =>
+  error !== null && typeof error === 'object' && typeof error[key] === 'string' ? error[key] : undefined;
 const fail = (id, error) =>
   parentPort.postMessage({
     id,
     ok: false,
     error: {
-      message: error instanceof Error ? error.message : String(error),
-      code: error !== null && typeof error === 'object' && typeof error.code === 'string' ? error.code : undefined,
+      message: field(error, 'message') ?? String(error),
+      code: field(error, 'code'),
+      detail: field(error, 'detail'),
+      hint: field(error, 'hint'),
     },
   });
 const on = (tx) => {
@@ -44,7 +47,11 @@ const on = (tx) => {
 async function handle(m) {
   switch (m.op) {
     case 'open':
-      db = await PGlite.create(m.options);
+      // Settings as start parameters: PGlite would rewrite postgresql.conf for postgresqlconf.
+      db = await PGlite.create({
+        dataDir: m.dataDir,
+        startParams: [...PGlite.defaultStartParams, ...m.settings.flatMap((s) => ['-c', s])],
+      });
       return undefined;
     case 'query':
       return (await on(m.tx).query(m.text, m.params)).rows;
@@ -85,6 +92,10 @@ async function handle(m) {
       return undefined;
     }
     case 'close':
+      // A transaction left open would hold close() forever: roll each one back first.
+      for (const entry of open.values()) entry.reject(new Error('the store is closing'));
+      await Promise.all([...open.values()].map((entry) => entry.done.catch(() => undefined)));
+      open.clear();
       await db?.close();
       return undefined;
     default:
@@ -101,12 +112,17 @@ interface Reply {
   readonly id: number;
   readonly ok: boolean;
   readonly value?: unknown;
-  readonly error?: { readonly message: string; readonly code?: string };
+  readonly error?: {
+    readonly message: string;
+    readonly code?: string;
+    readonly detail?: string;
+    readonly hint?: string;
+  };
 }
 
 /** A request to the worker, without its id. */
 type Request =
-  | { readonly op: 'open'; readonly options: PGliteOptions }
+  | { readonly op: 'open'; readonly dataDir: string; readonly settings: readonly string[] }
   | {
       readonly op: 'query';
       readonly tx?: number;
@@ -118,15 +134,26 @@ type Request =
   | { readonly op: 'commit' | 'rollback'; readonly tx: number }
   | { readonly op: 'close' };
 
-/** An error from the worker: its message, and its SQLSTATE or system code when it had one. */
+/** An error from the worker: its message, and its SQLSTATE, detail and hint when it had them. */
 class WorkerQueryError extends Error {
   readonly code: string | undefined;
-  constructor(message: string, code: string | undefined) {
-    super(message);
+  readonly detail: string | undefined;
+  readonly hint: string | undefined;
+  constructor(error: Reply['error']) {
+    super(
+      [error?.message ?? 'failed', error?.detail, error?.hint && `hint: ${error.hint}`]
+        .filter(Boolean)
+        .join('; '),
+    );
     this.name = 'PGliteError';
-    this.code = code;
+    this.code = error?.code;
+    this.detail = error?.detail;
+    this.hint = error?.hint;
   }
 }
+
+/** How long closing may wait for the database before the thread is ended anyway. */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 /** PGlite running in a worker thread. */
 export class PgliteWorker {
@@ -152,18 +179,20 @@ export class PgliteWorker {
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) this.#worker.unref();
       if (reply.ok) pending.resolve(reply.value);
-      else
-        pending.reject(new WorkerQueryError(reply.error?.message ?? 'failed', reply.error?.code));
+      else pending.reject(new WorkerQueryError(reply.error));
     });
     this.#worker.on('error', (error) => this.#end(error.message));
     this.#worker.on('exit', (code) => this.#end(`its thread exited (code ${code})`));
   }
 
-  /** Starts a worker and opens the database in it (`options` as `PGlite.create` takes them). */
-  static async open(options: PGliteOptions): Promise<PgliteWorker> {
+  /**
+   * Starts a worker and opens the database in `dataDir` there, with PostgreSQL `settings`
+   * (`name=value`) as start parameters.
+   */
+  static async open(dataDir: string, settings: readonly string[] = []): Promise<PgliteWorker> {
     const worker = new PgliteWorker();
     try {
-      await worker.#call({ op: 'open', options });
+      await worker.#call({ op: 'open', dataDir, settings });
     } catch (error) {
       await worker.#worker.terminate();
       throw error;
@@ -188,11 +217,18 @@ export class PgliteWorker {
     return result;
   }
 
-  /** Closes the database and ends the thread. */
+  /** Closes the database (within {@link CLOSE_TIMEOUT_MS}) and ends the thread. */
   async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      if (this.#gone === undefined) await this.#call({ op: 'close' });
+      if (this.#gone === undefined) {
+        await Promise.race([
+          this.#call({ op: 'close' }),
+          new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+        ]);
+      }
     } finally {
+      clearTimeout(timer);
       await this.#worker.terminate();
       this.#end('it was closed');
     }
@@ -215,7 +251,13 @@ export class PgliteWorker {
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, ...request });
+      try {
+        this.#worker.postMessage({ id, ...request });
+      } catch (error) {
+        this.#pending.delete(id);
+        if (this.#pending.size === 0) this.#worker.unref();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 

@@ -102,12 +102,11 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
   const lock = acquireLock(dataDir, options.onWarning ? { onWarning: options.onWarning } : {});
   let db: PgliteWorker | undefined;
   try {
-    db = await PgliteWorker.open({
-      dataDir: join(dataDir, PGLITE_DATABASE_DIR),
-      // PostgreSQL's default 128 MB of shared buffers live in the gateway's own memory here;
-      // hintgate's tables are small, and 16 MB takes about 85 MiB off its resident set.
-      postgresqlconf: [`shared_buffers = ${PGLITE_SHARED_BUFFERS}`],
-    });
+    // PostgreSQL's default 128 MB of shared buffers live in the gateway's own memory here;
+    // hintgate's tables are small, and 16 MB takes about 85 MiB off its resident set.
+    db = await PgliteWorker.open(join(dataDir, PGLITE_DATABASE_DIR), [
+      `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
+    ]);
     const driver = workerDriver(db, dataDir, lock);
     await migrate(driver);
     const runner = new StoreRunner(driver, options.onWarning);

@@ -26,6 +26,14 @@ describe('the policy section', () => {
     });
   });
 
+  it('refuses a timeout floor above its ceiling', () => {
+    expect(() => parse({ policy: { timeouts: { minMs: 10_000, maxMs: 5_000 } } })).toThrow(
+      expect.objectContaining({
+        issues: [{ path: 'policy.timeouts.minMs', message: 'expected at most maxMs' }],
+      }),
+    );
+  });
+
   it('names every bad key by its path', () => {
     expect(() =>
       parse({

@@ -10,7 +10,7 @@ describe('PGlite on its own thread', () => {
   const open = async (): Promise<PgliteWorker> => {
     const dir = mkdtempSync(join(tmpdir(), 'hintgate-pglite-worker-'));
     dirs.push(dir);
-    return PgliteWorker.open({ dataDir: dir });
+    return PgliteWorker.open(dir);
   };
   afterEach(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -58,6 +58,25 @@ describe('PGlite on its own thread', () => {
     );
     expect(await db.sql.query('SELECT n FROM c')).toEqual([{ n: 20 }]);
     await db.close();
+  });
+
+  it('closes while a transaction is left open, rolling it back', async () => {
+    const db = await open();
+    const dir = dirs.at(-1) ?? '';
+    await db.sql.exec('CREATE TABLE l (v int)');
+    let entered: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    void db.transaction(async (sql) => {
+      await sql.query('INSERT INTO l VALUES (1)');
+      entered();
+      // Never settles: the caller forgot its transaction.
+      await new Promise(() => undefined);
+    });
+    await started;
+    await db.close();
+    const again = await PgliteWorker.open(dir);
+    expect(await again.sql.query('SELECT v FROM l')).toEqual([]);
+    await again.close();
   });
 
   it("keeps an error's message and SQLSTATE code", async () => {

@@ -49,6 +49,8 @@ const REFUSALS: Readonly<Record<StateRefusal, string>> = {
 
 /** The longest a nonce is remembered when its state's expiry cannot be read: a day. */
 const DEFAULT_NONCE_TTL_MS = 86_400_000;
+/** Added to a nonce's life for clocks that differ between gateways and the database. */
+const NONCE_CLOCK_MARGIN_MS = 300_000;
 
 /**
  * Signs and checks the `requestState` of confirmation rounds with 2026 clients: the SDK's
@@ -113,10 +115,13 @@ export class RequestStateSigner {
     }
     if (payload.b !== sha256Hex(binding)) return { ok: false, refusal: 'other-call' };
     // A nonce must be remembered as long as its state could be presented (the codec checks
-    // expiry in whole seconds, so up to the end of the expiry's second).
+    // expiry in whole seconds, so up to the end of the expiry's second), by any gateway
+    // sharing the store: their clocks may differ from this one's and the database's, hence
+    // the margin.
     const until = expiryOf(state);
     const ttlMs =
-      until === undefined ? DEFAULT_NONCE_TTL_MS : Math.max(1, Math.ceil(until - this.now()));
+      (until === undefined ? DEFAULT_NONCE_TTL_MS : Math.max(1, Math.ceil(until - this.now()))) +
+      NONCE_CLOCK_MARGIN_MS;
     if (!(await this.nonces.claim(payload.n, ttlMs))) return { ok: false, refusal: 'replayed' };
     return { ok: true, state: payload };
   }

@@ -108,7 +108,7 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
           ctx.trace.stoppedBy = 'confirm';
           throw new HintgateError(
             'INVALID_ARGUMENTS',
-            `inputResponses has no answer to "${CONFIRM_INPUT_KEY}"; answer it, or call the tool again without requestState`,
+            `inputResponses has no answer to "${CONFIRM_INPUT_KEY}": call the tool again without requestState to be asked again (this requestState is spent)`,
           );
         }
         return answered(ctx, entry, decision, answer, () => proceed(approverOf(ctx)));
