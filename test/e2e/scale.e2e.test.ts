@@ -116,7 +116,15 @@ describe('a slow server', () => {
         200,
       );
       expect(later.map((tool) => tool['name'])).toContain('slow_z_get_user_0');
-      expect(changed).toBeGreaterThan(0);
+      // A listing can show the new tools before the notification (sent after a 25 ms debounce)
+      // has arrived: wait for it.
+      expect(
+        await waitFor(
+          () => changed,
+          (count) => count > 0,
+          5_000,
+        ),
+      ).toBeGreaterThan(0);
     } finally {
       await client.close();
     }
