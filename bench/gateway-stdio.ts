@@ -8,12 +8,15 @@
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-stdio.js
  *
- * Goals: p50 at most 1.5 times direct, throughput at least 0.6 of direct.
+ * Goals: p50 at most 1.5 times direct, throughput at least 0.6 of direct. The byte relay (one
+ * extra process copying bytes, reading nothing) is the floor any relay pays.
  */
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   CLI,
+  ROOT,
   callEcho,
   fixed,
   fixture,
@@ -69,6 +72,13 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
     );
   const setups = [
     await open('direct', auto, [fixture('echo')], 'echo'),
+    // One extra process copying bytes both ways: what any relay costs before doing anything.
+    await open(
+      'byte relay (floor)',
+      auto,
+      [join(ROOT, 'bench', 'relay.mjs'), fixture('echo')],
+      'echo',
+    ),
     await open('gateway', auto, [CLI, 'serve', '--config', config()], 'echo_echo'),
     // The audit log's inserts take CPU (on the store's own thread) that 2 cores share with
     // the client and the server: the same gateway without it shows how much.
