@@ -1,6 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/config.js';
 import { connectStdio, expectNoOrphans, rawCall, rawListTools } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/paths.js';
 import type { ProcessRow } from '../helpers/processes.js';
@@ -15,7 +17,22 @@ describe('the example config fronting published npm servers', () => {
   let tools: Record<string, Wire>[];
 
   beforeAll(async () => {
-    const connected = await connectStdio(join(ROOT, 'examples', 'hintgate.config.yaml'), 'v2-auto');
+    // The example as shipped, but with a data directory of its own: a gateway started with
+    // `npm start` may hold the example's.
+    const dir = scratchDir();
+    const example = readFileSync(join(ROOT, 'examples', 'hintgate.config.yaml'), 'utf8');
+    expect(example).toContain('dataDir: ../.hintgate\n');
+    const config = join(dir, 'hintgate.config.yaml');
+    writeFileSync(
+      config,
+      example
+        .replace('dataDir: ../.hintgate\n', `dataDir: ${join(dir, 'data')}\n`)
+        .replace(
+          'MEMORY_FILE_PATH: .hintgate/memory.jsonl',
+          `MEMORY_FILE_PATH: ${join(dir, 'memory.jsonl')}`,
+        ),
+    );
+    const connected = await connectStdio(config, 'v2-auto');
     client = connected.client;
     tools = await waitFor(
       () => rawListTools(client),
@@ -65,7 +82,7 @@ describe('the example config fronting published npm servers', () => {
     });
   });
 
-  it('shows the meta tools until a toolset is equipped (the example sets until-equipped)', () => {
+  it('shows the meta tools (the example sets configurationMode: always)', () => {
     const names = tools.map((listed): unknown => listed['name']);
     expect(names).toEqual(
       expect.arrayContaining(['list-available-tools', 'build-toolset', 'add-tool-annotation']),
