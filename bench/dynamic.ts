@@ -14,8 +14,6 @@
  * Goal: p50 under 0.5 ms. Classifier throughput on 10,000 SQL statements is measured by
  * bench/classifiers.ts (`node bench/dist/bench/classifiers.js`).
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +38,7 @@ import {
   quantile,
   requireBuild,
   sequential,
+  startServer,
   writeConfig,
 } from './gateway-harness.js';
 
@@ -129,24 +128,6 @@ function serveDirect(): void {
 // ---------------------------------------------------------------------------------------
 // Clients
 // ---------------------------------------------------------------------------------------
-
-/** Starts a process and resolves with the URL it reports (stdout JSON or the gateway's stderr line). */
-function startServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    const seen = (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      const gateway = /listening on (http:\/\/\S+)/.exec(text);
-      if (gateway?.[1] !== undefined) resolve({ child, url: gateway[1] });
-      const direct = /\{"port":(\d+)\}/.exec(text);
-      if (direct?.[1] !== undefined) resolve({ child, url: `http://127.0.0.1:${direct[1]}/mcp` });
-    };
-    child.stdout?.on('data', seen);
-    child.stderr?.on('data', seen);
-    child.once('exit', () => reject(new Error(`server exited: ${text}`)));
-  });
-}
 
 type Era = 'legacy' | 'modern';
 /** One JSON-RPC request: its method and params; the answer's `result` (or throws its error). */

@@ -4,7 +4,8 @@
  * by round and reports medians over rounds, so that the drift of a shared machine hits the
  * baseline and the gateway alike.
  */
-import { execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -118,4 +119,33 @@ export function machine(): string {
 /** A number for a table. */
 export function fixed(value: number, digits = 0): string {
   return Number.isFinite(value) ? value.toFixed(digits) : '-';
+}
+
+const running = new Set<ChildProcess>();
+// A benchmark that fails midway must not leave its HTTP servers behind (they outlive a closed
+// stdin): every process started here is killed when this one exits.
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
+/** Starts a process and resolves with the URL it reports (stdout JSON or the gateway's stderr line). */
+export function startServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    let text = '';
+    const seen = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const gateway = /listening on (http:\/\/\S+)/.exec(text);
+      if (gateway?.[1] !== undefined) resolve({ child, url: gateway[1] });
+      const direct = /\{"port":(\d+)\}/.exec(text);
+      if (direct?.[1] !== undefined) resolve({ child, url: `http://127.0.0.1:${direct[1]}/mcp` });
+    };
+    child.stdout?.on('data', seen);
+    child.stderr?.on('data', seen);
+    child.once('exit', () => {
+      running.delete(child);
+      reject(new Error(`server exited: ${text}`));
+    });
+  });
 }

@@ -11,7 +11,6 @@
  * Goal: p50 at most 1.15 times direct.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   CLI,
@@ -24,6 +23,7 @@ import {
   quantile,
   requireBuild,
   sequential,
+  startServer,
   throughput,
   writeConfig,
 } from './gateway-harness.js';
@@ -32,24 +32,6 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CALLS = Number(process.env['CALLS'] ?? 800);
 const WARMUP = 200;
 const BURST = 2000;
-
-/** Starts a process and resolves with the URL it reports (stdout JSON or the gateway's stderr line). */
-function startServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    const seen = (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      const gateway = /listening on (http:\/\/\S+)/.exec(text);
-      if (gateway?.[1] !== undefined) resolve({ child, url: gateway[1] });
-      const direct = /\{"port":(\d+)\}/.exec(text);
-      if (direct?.[1] !== undefined) resolve({ child, url: `http://127.0.0.1:${direct[1]}/mcp` });
-    };
-    child.stdout?.on('data', seen);
-    child.stderr?.on('data', seen);
-    child.once('exit', () => reject(new Error(`server exited: ${text}`)));
-  });
-}
 
 interface Setup {
   readonly label: string;
