@@ -23,17 +23,22 @@ export function checkNonce(nonce: unknown, ttlMs: unknown): InputIssue[] {
 
 /**
  * Records `nonce` as used for `ttlMs` (by the database's clock); true the first time, false
- * while it is still recorded. Expired nonces are dropped on the way. Run in a transaction:
- * two gateways claiming one nonce at once serialize on its key, and one of them gets false.
+ * while it is still recorded. One statement: two gateways claiming one nonce at once
+ * serialize on its key, and one of them gets false; an expired record is claimed afresh.
  */
 export async function claimNonce(sql: Sql, nonce: string, ttlMs: number): Promise<boolean> {
-  await sql.query(`DELETE FROM used_nonces WHERE expires_at <= now()`);
   const rows = await sql.query<{ nonce: string }>(
     `INSERT INTO used_nonces (nonce, expires_at)
      VALUES ($1, now() + $2::integer * interval '1 millisecond')
-     ON CONFLICT (nonce) DO NOTHING
+     ON CONFLICT (nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
+       WHERE used_nonces.expires_at <= now()
      RETURNING nonce`,
     [nonce, ttlMs],
   );
   return rows.length === 1;
+}
+
+/** Drops expired nonces (off the claim's transaction, so that claims never wait on it). */
+export async function pruneNonces(sql: Sql): Promise<void> {
+  await sql.query(`DELETE FROM used_nonces WHERE expires_at <= now()`);
 }

@@ -44,6 +44,9 @@ export interface SqlStoreHooks {
   readonly setAdminEndpoint?: (endpoint: AdminEndpoint | undefined) => void;
 }
 
+/** How often expired nonces are dropped. */
+const NONCE_PRUNE_EVERY_MS = 60_000;
+
 /**
  * The {@link Store} over a {@link StoreRunner}: input checks, one transaction per write, and
  * change events. Both implementations are this class with a different driver.
@@ -51,6 +54,8 @@ export interface SqlStoreHooks {
 export class SqlStore implements Store {
   readonly kind: StoreKind;
   readonly location: string;
+  /** When expired nonces were last dropped (0: never, so the first claim does it). */
+  #prunedAt = 0;
 
   constructor(
     private readonly runner: StoreRunner,
@@ -268,7 +273,14 @@ export class SqlStore implements Store {
 
   async claimNonce(nonce: string, ttlMs: number): Promise<boolean> {
     check.assertValid('nonce', nonces.checkNonce(nonce, ttlMs));
-    return this.runner.write((sql) => nonces.claimNonce(sql, nonce, ttlMs));
+    const claimed = await this.runner.write((sql) => nonces.claimNonce(sql, nonce, ttlMs));
+    // Expired nonces are dropped at most once a minute, after a claim, never in its way.
+    const now = Date.now();
+    if (now - this.#prunedAt >= NONCE_PRUNE_EVERY_MS) {
+      this.#prunedAt = now;
+      await this.runner.write((sql) => nonces.pruneNonces(sql)).catch(() => undefined);
+    }
+    return claimed;
   }
 
   async appendAudit(records: readonly AuditRecordInput[]): Promise<void> {

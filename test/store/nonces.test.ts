@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
-import { STORE_KINDS, sharedStore, uniqueName } from './helpers/harness.js';
+import { STORE_KINDS, createHarness, sharedStore, uniqueName } from './helpers/harness.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -40,6 +40,24 @@ describe.each(STORE_KINDS)('%s store: used nonces', (kind) => {
       expect(claims.filter(Boolean)).toHaveLength(1);
     } finally {
       for (const store of stores.slice(1)) await store.close();
+    }
+  });
+
+  it('drops expired nonces on a later claim, outside its transaction', async () => {
+    const harness = await createHarness(kind);
+    try {
+      const first = await harness.open();
+      expect(await first.claimNonce('short-lived', 30)).toBe(true);
+      await first.close();
+      await sleep(80);
+      // A store that never pruned prunes after its first claim.
+      const second = await harness.open();
+      expect(await second.claimNonce('another', 60_000)).toBe(true);
+      await second.close();
+      const rows = await harness.raw<{ nonce: string }>('SELECT nonce FROM used_nonces');
+      expect(rows.map((row) => row.nonce)).toEqual(['another']);
+    } finally {
+      await harness.cleanup();
     }
   });
 
