@@ -23,43 +23,13 @@ import { runCli } from '../helpers/cli.js';
 import { fixtureServer, scratchDir } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { LOOSE, rawListTools, startHttpGateway } from '../helpers/gateway.js';
-import { ROOT } from '../helpers/paths.js';
+import {
+  MANAGE_FILES_ACTIONS,
+  MANAGE_FILES_EXPECTED,
+  MANAGE_FILES_SERVER,
+  MANAGE_FILES_WORST_CASE,
+} from '../helpers/manage-files.js';
 import type { Wire } from '../helpers/wire.js';
-
-/** The proposal's own example server, built with the library's `addDynamicAnnotations`. */
-const MANAGE_FILES = join(ROOT, 'examples', 'manage-files', 'server.mjs');
-
-/** The proposal's table: what each action's call does. */
-const EXPECTED = {
-  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  append: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-  replace: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  delete: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-} as const;
-const ACTIONS = Object.keys(EXPECTED) as (keyof typeof EXPECTED)[];
-
-/** manage_files as listed: the worst case over the four actions. */
-const FILES_WORST_CASE = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-  openWorldHint: false,
-};
 
 /** `set_level` of the resolver-fails fixture, as declared (its worst case). */
 const SET_LEVEL_STATIC = {
@@ -117,7 +87,7 @@ async function open(front: Front, era: Era) {
     {
       files: {
         command: process.execPath,
-        args: [MANAGE_FILES, files],
+        args: [MANAGE_FILES_SERVER, files],
         dynamic: { classifiers: false },
         ...downstream,
       },
@@ -208,7 +178,7 @@ describe.each(MATRIX)(
       const tool = tools.find((item) => item.name === 'files_manage_files');
       expect(tool.dynamicAnnotations).toBe(true);
       expect(tool._meta[TOOL_RESOLUTION_EXTENSION]).toEqual({ resolvable: true });
-      expect(tool.annotations).toMatchObject(FILES_WORST_CASE);
+      expect(tool.annotations).toMatchObject(MANAGE_FILES_WORST_CASE);
       expect(tool._meta['dev.hintgate/tool'].dynamic).toEqual([
         { source: 'server', method: 'tools/resolve' },
       ]);
@@ -220,7 +190,7 @@ describe.each(MATRIX)(
 
     it('answers tools/annotations and tools/resolve for each action, from the server, without calling it', async () => {
       writeFileSync(join(session.files, 'keep.txt'), 'kept\n');
-      for (const action of ACTIONS) {
+      for (const action of MANAGE_FILES_ACTIONS) {
         const args = { path: 'keep.txt', action, content: 'x' };
         const annotations = await ask(
           session.client,
@@ -228,11 +198,11 @@ describe.each(MATRIX)(
           'files_manage_files',
           args,
         );
-        expect(annotations.annotations, action).toEqual(EXPECTED[action]);
+        expect(annotations.annotations, action).toEqual(MANAGE_FILES_EXPECTED[action]);
         const resolved = await ask(session.client, 'tools/resolve', 'files_manage_files', args);
         expect(resolved, action).toMatchObject({
           name: 'files_manage_files',
-          annotations: EXPECTED[action],
+          annotations: MANAGE_FILES_EXPECTED[action],
         });
         // The same name and arguments get the same answer.
         expect(await ask(session.client, 'tools/annotations', 'files_manage_files', args)).toEqual(
@@ -246,7 +216,9 @@ describe.each(MATRIX)(
 
     it('refines SQL through a tool declared read-only, and applies a config rule', async () => {
       const query = (sql: string) => ask(session.client, 'tools/annotations', 'db_query', { sql });
-      expect((await query('SELECT id FROM users WHERE id = 1')).annotations).toEqual(EXPECTED.read);
+      expect((await query('SELECT id FROM users WHERE id = 1')).annotations).toEqual(
+        MANAGE_FILES_EXPECTED.read,
+      );
       expect((await query('DELETE FROM users WHERE id = 1')).annotations).toMatchObject({
         readOnlyHint: false,
         destructiveHint: true,
@@ -395,7 +367,7 @@ describe.each(MATRIX)(
     it("works with the library's preflight and callToolSafely against the gateway", async () => {
       session.answer({ action: 'decline' });
       writeFileSync(join(session.files, 'safe.txt'), 'safe\n');
-      for (const action of ACTIONS) {
+      for (const action of MANAGE_FILES_ACTIONS) {
         const check = await preflight(session.client, 'files_manage_files', {
           path: 'safe.txt',
           action,
@@ -404,7 +376,7 @@ describe.each(MATRIX)(
           source: 'dynamic',
           method: 'tools/resolve',
           callable: true,
-          annotations: EXPECTED[action],
+          annotations: MANAGE_FILES_EXPECTED[action],
         });
       }
       const invalid = await preflight(session.client, 'files_manage_files', { action: 'shred' });
@@ -437,7 +409,7 @@ describe.each(MATRIX)(
       expect(confirm.mock.calls[0]?.[0]).toMatchObject({
         source: 'dynamic',
         method: 'tools/resolve',
-        annotations: EXPECTED.delete,
+        annotations: MANAGE_FILES_EXPECTED.delete,
       });
       // Refused before the call: the gateway never had to ask, and the file is still there.
       expect(session.asked).toHaveLength(asked);
@@ -457,7 +429,7 @@ describe.each(MATRIX)(
       expect(read).toMatchObject({
         dynamic: true,
         decision: 'allow',
-        annotations: EXPECTED.read,
+        annotations: MANAGE_FILES_EXPECTED.read,
         sources: { readOnlyHint: 'dynamic', destructiveHint: 'dynamic' },
       });
       const deleted = files.filter((record) => (record.arguments as Wire)?.action === 'delete');
@@ -508,7 +480,7 @@ describe('the front declares dynamic annotations on the wire', () => {
     const dir = scratchDir('hintgate-dynamic-');
     mkdirSync(join(dir, 'files'));
     const config = await writeFastConfig(dir, {
-      files: { command: process.execPath, args: [MANAGE_FILES, join(dir, 'files')] },
+      files: { command: process.execPath, args: [MANAGE_FILES_SERVER, join(dir, 'files')] },
     });
     gateway = await startHttpGateway(config);
   });
@@ -578,7 +550,7 @@ describe('the front declares dynamic annotations on the wire', () => {
     expect(resolved.result).toMatchObject({
       resultType: 'complete',
       name: 'files_manage_files',
-      annotations: EXPECTED.read,
+      annotations: MANAGE_FILES_EXPECTED.read,
     });
     // Without the extension negotiated, tools/resolve is refused; tools/annotations is not.
     const refused = await modern(
@@ -593,6 +565,6 @@ describe('the front declares dynamic annotations on the wire', () => {
       { name: 'files_manage_files', arguments: args, _meta: envelope({}) },
       'files_manage_files',
     );
-    expect(annotations.result.annotations).toEqual(EXPECTED.read);
+    expect(annotations.result.annotations).toEqual(MANAGE_FILES_EXPECTED.read);
   });
 });

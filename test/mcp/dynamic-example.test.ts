@@ -16,42 +16,17 @@ import {
   toolResolutionCapabilities,
 } from '../../src/mcp/index.js';
 import { LOOSE } from '../helpers/gateway.js';
+import {
+  MANAGE_FILES_ACTIONS,
+  MANAGE_FILES_EXPECTED,
+  MANAGE_FILES_SERVER,
+  MANAGE_FILES_WORST_CASE,
+} from '../helpers/manage-files.js';
 import { ROOT } from '../helpers/paths.js';
 import type { Wire } from '../helpers/wire.js';
 
 const run = promisify(execFile);
-const SERVER = join(ROOT, 'examples', 'manage-files', 'server.mjs');
 const CLIENT = join(ROOT, 'examples', 'manage-files', 'client.mjs');
-
-/** The proposal's table: what each action's call does. */
-const EXPECTED = {
-  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  append: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-  replace: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  delete: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-} as const;
-const WORST_CASE = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-  openWorldHint: false,
-};
-const ACTIONS = Object.keys(EXPECTED) as (keyof typeof EXPECTED)[];
 
 const scratch: string[] = [];
 function directory(): string {
@@ -74,7 +49,11 @@ async function connect(dir: string, mode: Mode, declareExtension = true): Promis
     },
   );
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [SERVER, dir], stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [MANAGE_FILES_SERVER, dir],
+      stderr: 'pipe',
+    }),
   );
   return client;
 }
@@ -117,8 +96,8 @@ describe.each([
     const tool = listed.tools.find((item: Wire) => item.name === 'manage_files');
     expect(tool.dynamicAnnotations).toBe(true);
     expect(tool._meta[TOOL_RESOLUTION_EXTENSION]).toEqual({ resolvable: true });
-    expect(tool.annotations).toEqual(WORST_CASE);
-    expect(tool.inputSchema.properties.action.enum).toEqual(ACTIONS);
+    expect(tool.annotations).toEqual(MANAGE_FILES_WORST_CASE);
+    expect(tool.inputSchema.properties.action.enum).toEqual(MANAGE_FILES_ACTIONS);
     expect(client.getServerCapabilities()?.extensions?.[TOOL_RESOLUTION_EXTENSION]).toEqual({});
   });
 
@@ -129,14 +108,22 @@ describe.each([
     expect(tool._meta?.[TOOL_RESOLUTION_EXTENSION]).toBeUndefined();
   });
 
-  it.each(ACTIONS)('answers tools/annotations and tools/resolve for %s', async (action) => {
-    const args = { path: 'notes.txt', action };
-    const annotations: Wire = await ask(client, 'tools/annotations', args);
-    expect(annotations.annotations).toEqual(EXPECTED[action]);
-    const resolved: Wire = await ask(client, 'tools/resolve', args);
-    expect(resolved).toMatchObject({ name: 'manage_files', annotations: EXPECTED[action] });
-    expect(Object.keys(resolved.annotations).sort()).toEqual(Object.keys(WORST_CASE).sort());
-  });
+  it.each(MANAGE_FILES_ACTIONS)(
+    'answers tools/annotations and tools/resolve for %s',
+    async (action) => {
+      const args = { path: 'notes.txt', action };
+      const annotations: Wire = await ask(client, 'tools/annotations', args);
+      expect(annotations.annotations).toEqual(MANAGE_FILES_EXPECTED[action]);
+      const resolved: Wire = await ask(client, 'tools/resolve', args);
+      expect(resolved).toMatchObject({
+        name: 'manage_files',
+        annotations: MANAGE_FILES_EXPECTED[action],
+      });
+      expect(Object.keys(resolved.annotations).sort()).toEqual(
+        Object.keys(MANAGE_FILES_WORST_CASE).sort(),
+      );
+    },
+  );
 
   it('gives the same answer to the same arguments', async () => {
     const args = { path: 'a/b.txt', action: 'append', content: 'x' };
@@ -181,13 +168,13 @@ describe.each([
     });
     // The proposal's method needs no negotiation.
     const answer: Wire = await ask(plain, 'tools/annotations', { path: 'x', action: 'read' });
-    expect(answer.annotations).toEqual(EXPECTED.read);
+    expect(answer.annotations).toEqual(MANAGE_FILES_EXPECTED.read);
   });
 
-  it.each(ACTIONS)('preflights %s through tools/resolve', async (action) => {
+  it.each(MANAGE_FILES_ACTIONS)('preflights %s through tools/resolve', async (action) => {
     const check = await preflight(client, 'manage_files', { path: 'notes.txt', action });
     expect(check).toEqual({
-      annotations: EXPECTED[action],
+      annotations: MANAGE_FILES_EXPECTED[action],
       source: 'dynamic',
       method: 'tools/resolve',
       callable: true,
@@ -197,7 +184,7 @@ describe.each([
   it('preflights through tools/annotations when the extension is not negotiated', async () => {
     const check = await preflight(plain, 'manage_files', { path: 'notes.txt', action: 'read' });
     expect(check).toMatchObject({ source: 'dynamic', method: 'tools/annotations' });
-    expect(check.annotations).toEqual(EXPECTED.read);
+    expect(check.annotations).toEqual(MANAGE_FILES_EXPECTED.read);
   });
 
   it('surfaces invalid arguments from the preflight and never calls', async () => {
@@ -245,7 +232,7 @@ describe.each([
         name: 'manage_files',
         source: 'dynamic',
         method: 'tools/resolve',
-        annotations: EXPECTED.delete,
+        annotations: MANAGE_FILES_EXPECTED.delete,
         reason: expect.stringContaining('destructive for these arguments'),
       }),
     ]);
@@ -281,7 +268,7 @@ describe('the manage_files example on the wire', () => {
     messages: readonly object[],
     ids: readonly number[],
   ): Promise<Map<number, Wire>> {
-    const child = spawn(process.execPath, [SERVER, directory()], {
+    const child = spawn(process.execPath, [MANAGE_FILES_SERVER, directory()], {
       stdio: ['pipe', 'pipe', 'ignore'],
     });
     const answers = new Map<number, Wire>();
@@ -342,7 +329,7 @@ describe('the manage_files example on the wire', () => {
     expect(answers.get(2).result).toEqual({
       resultType: 'complete',
       name: 'manage_files',
-      annotations: EXPECTED.read,
+      annotations: MANAGE_FILES_EXPECTED.read,
     });
   });
 
@@ -372,7 +359,7 @@ describe('the manage_files example on the wire', () => {
     expect(answers.get(2).result).toMatchObject({
       resultType: 'complete',
       name: 'manage_files',
-      annotations: EXPECTED.read,
+      annotations: MANAGE_FILES_EXPECTED.read,
     });
     expect(answers.get(3).error.code).toBe(-32021);
   });
@@ -386,14 +373,14 @@ describe('the manage_files example with an SDK v1 client', () => {
     await client.connect(
       new V1StdioClientTransport({
         command: process.execPath,
-        args: [SERVER, dir],
+        args: [MANAGE_FILES_SERVER, dir],
         stderr: 'pipe',
       }),
     );
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(['manage_files']);
-      expect(tools[0]?.annotations).toEqual(WORST_CASE);
+      expect(tools[0]?.annotations).toEqual(MANAGE_FILES_WORST_CASE);
       const loose = await client.request({ method: 'tools/list', params: {} }, z.looseObject({}));
       expect((loose as Wire).tools[0].dynamicAnnotations).toBe(true);
       const result = await client.callTool({
@@ -403,7 +390,7 @@ describe('the manage_files example with an SDK v1 client', () => {
       expect(result.content).toEqual([{ type: 'text', text: 'hi\n' }]);
       const check = await preflight(client, 'manage_files', { path: 'hello.txt', action: 'read' });
       expect(check).toMatchObject({ source: 'dynamic', method: 'tools/annotations' });
-      expect(check.annotations).toEqual(EXPECTED.read);
+      expect(check.annotations).toEqual(MANAGE_FILES_EXPECTED.read);
     } finally {
       await client.close();
     }
