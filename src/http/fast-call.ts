@@ -126,12 +126,7 @@ export class HttpFastPath {
     session: SessionInfo,
     fastSession: FastSession | undefined,
   ): Promise<Response> {
-    const controller = this.pool.acquire();
-    const key =
-      fastSession === undefined ? undefined : `${fastSession.id}\u0000${JSON.stringify(id)}`;
-    if (key !== undefined) this.inflight.set(key, controller);
-    const onClose = () => controller.abort(new Error('the client closed the request'));
-    request.signal.addEventListener('abort', onClose, { once: true });
+    const { controller, release } = this.track(request, id, fastSession);
     let reply: DynamicReply;
     try {
       await this.backend.ready();
@@ -144,9 +139,7 @@ export class HttpFastPath {
     } catch (error) {
       return jsonResponse(failureLine(id, error), 200, session);
     } finally {
-      request.signal.removeEventListener('abort', onClose);
-      if (key !== undefined && this.inflight.get(key) === controller) this.inflight.delete(key);
-      this.pool.release(controller);
+      release();
     }
     if (reply.ok)
       return jsonResponse(resultLine(id, reply.result, session, this.serverInfo), 200, session);
@@ -169,12 +162,7 @@ export class HttpFastPath {
     fastSession: FastSession | undefined,
     token: unknown,
   ): Response | Promise<Response> {
-    const controller = this.pool.acquire();
-    const key =
-      fastSession === undefined ? undefined : `${fastSession.id}\u0000${JSON.stringify(id)}`;
-    if (key !== undefined) this.inflight.set(key, controller);
-    const onClose = () => controller.abort(new Error('the client closed the request'));
-    request.signal.addEventListener('abort', onClose, { once: true });
+    const { controller, release } = this.track(request, id, fastSession);
     const headers: Record<string, string> = {};
     if (fastSession !== undefined) headers['mcp-session-id'] = fastSession.id;
     let emit: ((line: string) => void) | undefined;
@@ -190,11 +178,7 @@ export class HttpFastPath {
         (result) => resultLine(id, result, session, this.serverInfo),
         (error: unknown) => failureLine(id, error),
       )
-      .finally(() => {
-        request.signal.removeEventListener('abort', onClose);
-        if (key !== undefined && this.inflight.get(key) === controller) this.inflight.delete(key);
-        this.pool.release(controller);
-      });
+      .finally(release);
     if (token === undefined) {
       return finished.then(
         (line) =>
@@ -219,6 +203,31 @@ export class HttpFastPath {
       status: 200,
       headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
     });
+  }
+
+  /**
+   * A pooled controller for one request: aborted when the client closes the request, and
+   * (in a 2025 session) by `notifications/cancelled` naming its id. `release` undoes both.
+   */
+  private track(
+    request: Request,
+    id: RpcId,
+    fastSession: FastSession | undefined,
+  ): { controller: AbortController; release: () => void } {
+    const controller = this.pool.acquire();
+    const key =
+      fastSession === undefined ? undefined : `${fastSession.id}\u0000${JSON.stringify(id)}`;
+    if (key !== undefined) this.inflight.set(key, controller);
+    const onClose = () => controller.abort(new Error('the client closed the request'));
+    request.signal.addEventListener('abort', onClose, { once: true });
+    return {
+      controller,
+      release: () => {
+        request.signal.removeEventListener('abort', onClose);
+        if (key !== undefined && this.inflight.get(key) === controller) this.inflight.delete(key);
+        this.pool.release(controller);
+      },
+    };
   }
 
   private cancel(session: FastSession, params: JsonObject | undefined): Response | undefined {

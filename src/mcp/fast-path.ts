@@ -107,27 +107,16 @@ export class FastPath {
         : (update: JsonObject) => {
             if (!controller.signal.aborted) this.write(progressLine(token, update));
           };
-    this.backend
-      .callTool({
-        params,
-        session,
-        signal: controller.signal,
-        progress,
-        relay: session.era === 'legacy' ? this.relay() : undefined,
-      })
-      .then(
-        (result) => {
-          if (!controller.signal.aborted)
-            this.write(resultLine(id, result, session, this.serverInfo));
-        },
-        (error: unknown) => {
-          if (!controller.signal.aborted) this.write(failureLine(id, error));
-        },
-      )
-      .finally(() => {
-        if (this.inflight.get(id) === controller) this.inflight.delete(id);
-        this.pool.release(controller);
-      });
+    const called = this.backend.callTool({
+      params,
+      session,
+      signal: controller.signal,
+      progress,
+      relay: session.era === 'legacy' ? this.relay() : undefined,
+    });
+    this.answer(id, controller, called, (result) =>
+      resultLine(id, result, session, this.serverInfo),
+    );
     return true;
   }
 
@@ -136,24 +125,36 @@ export class FastPath {
     const { id } = request;
     const controller = this.pool.acquire();
     this.inflight.set(id, controller);
-    this.backend
-      .ready()
-      .then(() =>
-        this.backend.resolveAnnotations({
-          method,
-          params: request.params ?? {},
-          session,
-          signal: controller.signal,
-        }),
-      )
+    const resolved = this.backend.ready().then(() =>
+      this.backend.resolveAnnotations({
+        method,
+        params: request.params ?? {},
+        session,
+        signal: controller.signal,
+      }),
+    );
+    this.answer(id, controller, resolved, (reply) =>
+      reply.ok
+        ? resultLine(id, reply.result, session, this.serverInfo)
+        : JSON.stringify({ jsonrpc: '2.0', id, error: reply.error }),
+    );
+    return true;
+  }
+
+  /**
+   * Writes the answer to request `id` once `work` settles (`line` of its value, or the error),
+   * unless the request was cancelled; then frees its controller.
+   */
+  private answer<T>(
+    id: RpcId,
+    controller: AbortController,
+    work: Promise<T>,
+    line: (value: T) => string,
+  ): void {
+    work
       .then(
-        (reply) => {
-          if (controller.signal.aborted) return;
-          this.write(
-            reply.ok
-              ? resultLine(id, reply.result, session, this.serverInfo)
-              : JSON.stringify({ jsonrpc: '2.0', id, error: reply.error }),
-          );
+        (value) => {
+          if (!controller.signal.aborted) this.write(line(value));
         },
         (error: unknown) => {
           if (!controller.signal.aborted) this.write(failureLine(id, error));
@@ -163,7 +164,6 @@ export class FastPath {
         if (this.inflight.get(id) === controller) this.inflight.delete(id);
         this.pool.release(controller);
       });
-    return true;
   }
 
   /** One relay per connection: the instance and its client's capabilities do not change. */
