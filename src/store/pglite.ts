@@ -34,42 +34,37 @@ function sqlOf(db: PGlite | Transaction): Sql {
   };
 }
 
-/** The driver over an open PGlite (the store's own, and tests running migrations directly). */
-export function pgliteDriver(
-  db: PGlite,
-  location: string,
-  lock: Pick<HeldLock, 'release'>,
-): SqlDriver {
+/** What the driver uses of a database: its statements, transactions and closing. */
+type PgliteHandle = Pick<PgliteWorker, 'sql' | 'transaction' | 'close'>;
+
+/** PGlite in this thread, as a {@link PgliteHandle}. */
+function inThisThread(db: PGlite): PgliteHandle {
   return {
-    kind: 'pglite',
-    location,
-    read: (fn) => fn(sqlOf(db)),
+    sql: sqlOf(db),
     // PGlite runs one transaction at a time; concurrent calls queue behind each other.
     transaction: (fn) => db.transaction((tx) => fn(sqlOf(tx))),
-    async close() {
-      try {
-        await db.close();
-      } finally {
-        lock.release();
-      }
-    },
+    close: () => db.close(),
   };
 }
 
-/** The store's driver: the database on its own thread (see `pglite-worker.ts`). */
-function workerDriver(
-  db: PgliteWorker,
+/**
+ * The driver over an open PGlite: the store's own on its worker thread, or one in this
+ * thread (tests running migrations directly).
+ */
+export function pgliteDriver(
+  db: PGlite | PgliteWorker,
   location: string,
   lock: Pick<HeldLock, 'release'>,
 ): SqlDriver {
+  const handle: PgliteHandle = db instanceof PgliteWorker ? db : inThisThread(db);
   return {
     kind: 'pglite',
     location,
-    read: (fn) => fn(db.sql),
-    transaction: (fn) => db.transaction(fn),
+    read: (fn) => fn(handle.sql),
+    transaction: (fn) => handle.transaction(fn),
     async close() {
       try {
-        await db.close();
+        await handle.close();
       } finally {
         lock.release();
       }
@@ -107,7 +102,7 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     db = await PgliteWorker.open(join(dataDir, PGLITE_DATABASE_DIR), [
       `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
     ]);
-    const driver = workerDriver(db, dataDir, lock);
+    const driver = pgliteDriver(db, dataDir, lock);
     await migrate(driver);
     const runner = new StoreRunner(driver, options.onWarning);
     return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
