@@ -207,8 +207,13 @@ async function cacheHit(): Promise<void> {
  */
 async function stepsInProcess(): Promise<void> {
   const load = (path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
-  const { compose } = (await load('gateway/pipeline/compose.js')) as {
-    compose: (steps: unknown[]) => (ctx: unknown) => Promise<unknown>;
+  const { callPath } = (await load('gateway/gateway.js')) as {
+    callPath: (
+      calls: unknown,
+      resolve: unknown,
+      annotate: unknown,
+      terminal: unknown,
+    ) => (ctx: unknown) => Promise<unknown>;
   };
   const { createCallContext } = await load('gateway/pipeline/context.js');
   const { createCallPolicy } = await load('gateway/call-policy.js');
@@ -242,18 +247,12 @@ async function stepsInProcess(): Promise<void> {
       replicaStates: () => ({}),
       log: () => undefined,
     });
-    return compose([
-      calls.audit,
+    return callPath(
+      calls,
       resolve(catalog, () => ''),
       annotate(),
-      calls.policy,
-      calls.confirm,
-      calls.cache,
-      calls.rateLimit,
-      calls.retry,
-      calls.route,
       () => Promise.resolve({ content: [{ type: 'text', text: 'hello' }] }),
-    ]);
+    );
   };
   const setups: [string, (ctx: unknown) => Promise<unknown>][] = [
     ['pass-through', pipeline({ passthrough: true })],

@@ -10,7 +10,9 @@ import { Catalog } from './catalog.js';
 import { Directory } from './directory.js';
 import { DynamicResolver } from './dynamic/resolver.js';
 import { annotate } from './pipeline/annotate.js';
+import type { CallMiddleware } from './pipeline/compose.js';
 import { compose } from './pipeline/compose.js';
+import type { CallContext, CallToolResult } from './pipeline/context.js';
 import { forward } from './pipeline/forward.js';
 import { resolve } from './pipeline/resolve.js';
 import { META_TOOLS, META_TOOLS_BY_NAME } from './meta-tools/index.js';
@@ -55,6 +57,30 @@ export interface Gateway {
   start(): Promise<void>;
   /** Closes every server and ends their processes. */
   close(): Promise<void>;
+}
+
+/**
+ * The path of a call, in the order of the onion: audit, resolve, annotate, policy, confirm,
+ * cache, rate limit, retry, route, then `terminal` (forward, in a gateway).
+ */
+export function callPath(
+  calls: CallPolicy,
+  resolveStep: CallMiddleware,
+  annotateStep: CallMiddleware,
+  terminal: CallMiddleware,
+): (ctx: CallContext) => Promise<CallToolResult> {
+  return compose([
+    calls.audit,
+    resolveStep,
+    annotateStep,
+    calls.policy,
+    calls.confirm,
+    calls.cache,
+    calls.rateLimit,
+    calls.retry,
+    calls.route,
+    terminal,
+  ]);
 }
 
 /**
@@ -111,22 +137,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     replicaStates: () => servers.replicaStates(),
     log: options.log ?? (() => undefined),
   });
-  const handleCall = compose([
-    calls.audit,
+  const handleCall = callPath(
+    calls,
     resolve(catalog, downReason, createCallScope(toolsets, catalog, META_TOOLS_BY_NAME)),
     annotate(dynamic),
-    calls.policy,
-    calls.confirm,
-    calls.cache,
-    calls.rateLimit,
-    calls.retry,
-    calls.route,
     forward(
       (server) => servers.get(server),
       (server) => config.mcpServers[server]?.timeouts.callMs ?? 60_000,
       config.policy.timeouts,
     ),
-  ]);
+  );
   const backend = new GatewayBackend({
     serverInfo: { name: options.identity.name, version: options.identity.version },
     catalog,
