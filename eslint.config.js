@@ -5,14 +5,18 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 /**
- * Dependencies point down: cli, http -> gateway -> mcp, store -> config, core. Each layer
- * may not import the layers above it (src/core has its own, stricter fence below).
+ * Dependencies point down: cli, http -> gateway -> front, downstream, mcp, store -> config,
+ * core. front and downstream are siblings that meet only in the gateway; mcp (the public
+ * library and the wire pieces) sits under both. Each layer may not import the layers above
+ * it or beside it (src/core has its own, stricter fence below).
  */
 function layerFences() {
   const above = {
-    config: ['mcp', 'store', 'gateway', 'http', 'cli'],
-    mcp: ['store', 'gateway', 'http', 'cli'],
-    store: ['mcp', 'gateway', 'http', 'cli'],
+    config: ['mcp', 'downstream', 'front', 'store', 'gateway', 'http', 'cli'],
+    mcp: ['config', 'downstream', 'front', 'store', 'gateway', 'http', 'cli'],
+    downstream: ['front', 'store', 'gateway', 'http', 'cli'],
+    front: ['downstream', 'store', 'gateway', 'http', 'cli'],
+    store: ['mcp', 'downstream', 'front', 'gateway', 'http', 'cli'],
     gateway: ['http', 'cli'],
     http: ['cli'],
   };
@@ -24,7 +28,7 @@ function layerFences() {
         {
           patterns: banned.map((name) => ({
             group: [`**/${name}/**`, `../${name}/*`, `../../${name}/*`],
-            message: `src/${layer} may not import src/${name}: dependencies point down (cli, http -> gateway -> mcp, store -> config, core).`,
+            message: `src/${layer} may not import src/${name}: dependencies point down (cli, http -> gateway -> front, downstream, mcp, store -> config, core).`,
           })),
         },
       ],
@@ -66,6 +70,8 @@ export default tseslint.config(
             {
               group: [
                 '**/mcp/**',
+                '**/downstream/**',
+                '**/front/**',
                 '**/gateway/**',
                 '**/store/**',
                 '**/http/**',

@@ -221,7 +221,7 @@ async function stepsInProcess(): Promise<void> {
   const { Catalog } = await load('gateway/catalog.js');
   const { resolve } = await load('gateway/pipeline/resolve.js');
   const { annotate } = await load('gateway/pipeline/annotate.js');
-  const { emptySession } = await load('mcp/session.js');
+  const { emptySession } = await load('front/session.js');
   const catalog = new Catalog();
   catalog.setServer(
     'echo',
@@ -307,7 +307,7 @@ async function auditOffPath(): Promise<void> {
   const { createCallContext } = await load('gateway/pipeline/context.js');
   const { AuditLog } = await load('gateway/audit-log.js');
   const { createAuditWriter } = await load('store/audit-writer.js');
-  const { emptySession } = await load('mcp/session.js');
+  const { emptySession } = await load('front/session.js');
   let written = 0;
   const slowStore = {
     appendAudit: async (records: unknown[]) => {

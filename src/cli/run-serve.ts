@@ -1,9 +1,9 @@
 import { createGateway } from '../gateway/gateway.js';
 import type { AdminServer } from '../http/admin.js';
 import type { HttpListener } from '../http/listen.js';
-import type { McpEndpoint } from '../http/mcp-endpoint.js';
-import type { StdioFront } from '../mcp/front-stdio.js';
-import { serveFrontStdio } from '../mcp/front-stdio.js';
+import type { McpEndpoint } from '../front/http-endpoint.js';
+import type { StdioFront } from '../front/stdio.js';
+import { serveFrontStdio } from '../front/stdio.js';
 import { openStore, storeOptionsFrom } from '../store/store.js';
 import { loadCliConfig } from './config-file.js';
 import { VERSION } from './version.js';
@@ -44,7 +44,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
           ...(await import('../http/auth.js')),
           ...(await import('../http/listen.js')),
           ...(await import('../http/app.js')),
-          ...(await import('../http/mcp-endpoint.js')),
+          ...(await import('../front/http-endpoint.js')),
           ...(await import('../http/api/routes.js')),
         };
   const address = listenAt === undefined ? undefined : http?.parseListenAddress(listenAt);

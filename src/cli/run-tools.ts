@@ -4,7 +4,7 @@ import type { CatalogEntry, ListedToolMeta } from '../gateway/catalog-entry.js';
 import { TOOL_META_KEY, toolMeta } from '../gateway/catalog-entry.js';
 import { describeDown } from '../gateway/servers.js';
 import type { ToolView } from '../gateway/toolsets/view.js';
-import type { Downstream } from '../mcp/downstream.js';
+import type { Downstream } from '../downstream/downstream.js';
 import { BADGE_LEGEND, hintBadges } from './badges.js';
 import { writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';

@@ -1,5 +1,5 @@
 import { HintgateError } from '../core/errors.js';
-import type { Downstream } from '../mcp/downstream.js';
+import type { Downstream } from '../downstream/downstream.js';
 import type { Era } from '../mcp/era.js';
 import { declaresToolResolution } from '../mcp/dynamic-wire.js';
 import type {
@@ -10,7 +10,7 @@ import type {
   FrontRequest,
   ToolListing,
   ToolListingJson,
-} from '../mcp/front-backend.js';
+} from '../front/backend.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import { frontCapabilities, frontInstructions } from './capabilities.js';
@@ -23,7 +23,7 @@ import { createCallContext } from './pipeline/context.js';
 import type { ServerSet } from './servers.js';
 import type { ToolsetService } from './toolsets/service.js';
 import type { ToolView } from './toolsets/view.js';
-import type { SessionInfo } from '../mcp/session.js';
+import type { SessionInfo } from '../front/session.js';
 
 /** What {@link GatewayBackend} is made of. */
 export interface GatewayBackendParts {

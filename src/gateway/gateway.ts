@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
-import type { ClientIdentity } from '../mcp/downstream-connect.js';
-import { FrontHub } from '../mcp/front-hub.js';
+import type { ClientIdentity } from '../downstream/connect.js';
+import { FrontHub } from '../front/hub.js';
 import type { Store } from '../store/store.js';
 import { GatewayBackend } from './backend.js';
 import type { CallPolicy } from './call-policy.js';

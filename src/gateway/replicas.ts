@@ -1,5 +1,5 @@
 import type { ReplicaConfig, ServerConfig } from '../config/schema.js';
-import type { DownstreamStatus } from '../mcp/downstream.js';
+import type { DownstreamStatus } from '../downstream/downstream.js';
 import type { CallTarget } from './pipeline/context.js';
 
 /** Replicas of at least this weight are primaries: the only ones given destructive calls. */

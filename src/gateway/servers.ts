@@ -1,8 +1,8 @@
 import type { Config, ServerConfig } from '../config/schema.js';
-import type { ClientIdentity } from '../mcp/downstream-connect.js';
-import type { DownstreamStatus, ListKind } from '../mcp/downstream.js';
-import { Downstream } from '../mcp/downstream.js';
-import type { FrontHub } from '../mcp/front-hub.js';
+import type { ClientIdentity } from '../downstream/connect.js';
+import type { DownstreamStatus, ListKind } from '../downstream/downstream.js';
+import { Downstream } from '../downstream/downstream.js';
+import type { FrontHub } from '../front/hub.js';
 import type { ServerAnnotationSettings } from './catalog-entry.js';
 import type { Catalog } from './catalog.js';
 import type { Directory } from './directory.js';

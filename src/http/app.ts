@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { HttpSecurity } from './auth.js';
 import { checkRequest } from './auth.js';
-import type { McpEndpoint } from './mcp-endpoint.js';
+import type { McpEndpoint } from '../front/http-endpoint.js';
 
 /** Mounts more routes on the app (the `/api` routes of later issues). */
 export type RouteMounter = (app: Hono, security: HttpSecurity) => void;

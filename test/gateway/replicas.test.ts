@@ -7,7 +7,7 @@ import {
   replicaName,
   replicaServerConfig,
 } from '../../src/gateway/replicas.js';
-import type { DownstreamStatus } from '../../src/mcp/downstream.js';
+import type { DownstreamStatus } from '../../src/downstream/downstream.js';
 
 const UP: DownstreamStatus = { state: 'up', since: 0, era: 'legacy', protocolVersion: 'x' };
 const DOWN: DownstreamStatus = {

@@ -3,7 +3,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { httpSecurity } from '../../src/http/auth.js';
-import { createMcpEndpoint } from '../../src/http/mcp-endpoint.js';
+import { createMcpEndpoint } from '../../src/front/http-endpoint.js';
 import { scratchDir } from '../helpers/config.js';
 import { fixture } from '../helpers/paths.js';
 import { openTestStore } from '../helpers/store.js';

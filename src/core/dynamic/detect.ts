@@ -3,10 +3,10 @@
  * tool is listed), not per call.
  */
 import { ACTION_ARGUMENTS } from '../inference/lexicon.js';
-import { actionEffect } from './action.js';
-import type { CallHints } from './hints.js';
-import { CONSERVATIVE, worstHints } from './hints.js';
-import { classifyHttpRequest } from './http.js';
+import { actionEffect } from '../classify/action.js';
+import type { CallHints } from '../classify/hints.js';
+import { CONSERVATIVE, worstHints } from '../classify/hints.js';
+import { classifyHttpRequest } from '../classify/http.js';
 import { formatJsonPointer } from './json-pointer.js';
 
 /** The built-in classifiers. */

@@ -3,14 +3,14 @@
  * detection from a tool's input schema, declarative rules, and the resolution of one
  * call's annotations within the tool's static bounds. Pure: no I/O.
  */
-export type { CallHints, ClassifierResult } from './hints.js';
-export { worstHints } from './hints.js';
-export { classifySql } from './sql.js';
-export { classifyShell } from './shell.js';
-export type { HttpMethodEffect } from './http.js';
-export { classifyHttpRequest, httpMethodEffect } from './http.js';
-export type { ActionEffect } from './action.js';
-export { actionEffect, classifyAction } from './action.js';
+export type { CallHints, ClassifierResult } from '../classify/hints.js';
+export { worstHints } from '../classify/hints.js';
+export { classifySql } from '../classify/sql.js';
+export { classifyShell } from '../classify/shell.js';
+export type { HttpMethodEffect } from '../classify/http.js';
+export { classifyHttpRequest, httpMethodEffect } from '../classify/http.js';
+export type { ActionEffect } from '../classify/action.js';
+export { actionEffect, classifyAction } from '../classify/action.js';
 export type { ClassifierKind, DetectOptions, DetectedClassifier } from './detect.js';
 export { detectArgumentClassifiers } from './detect.js';
 export type { JsonPointer, PointerError } from './json-pointer.js';

@@ -7,16 +7,16 @@
 import type { HintField, ToolAnnotations, Trust } from '../annotations/types.js';
 import { HINT_FIELDS, SPEC_DEFAULTS } from '../annotations/types.js';
 import type { InferenceReason } from '../inference/types.js';
-import { classifyAction } from './action.js';
+import { classifyAction } from '../classify/action.js';
 import type { ClassifierKind, DetectedClassifier } from './detect.js';
-import type { CallHints, ClassifierResult } from './hints.js';
-import { argumentReason, isUnsafeValue, worstOfResults } from './hints.js';
-import { classifyHttpRequest } from './http.js';
+import type { CallHints, ClassifierResult } from '../classify/hints.js';
+import { argumentReason, isUnsafeValue, worstOfResults } from '../classify/hints.js';
+import { classifyHttpRequest } from '../classify/http.js';
 import { resolveJsonPointer } from './json-pointer.js';
 import type { CompiledRule } from './rules.js';
 import { evaluateRules } from './rules.js';
-import { classifyShell } from './shell.js';
-import { classifySql } from './sql.js';
+import { classifyShell } from '../classify/shell.js';
+import { classifySql } from '../classify/sql.js';
 
 /** Where a resolution came from. */
 export type DynamicOrigin = 'server' | 'rule' | 'classifier';

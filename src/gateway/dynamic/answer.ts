@@ -14,8 +14,8 @@ import {
   missingCapabilityError,
   readDynamicParams,
 } from '../../mcp/dynamic-wire.js';
-import type { DynamicReply, DynamicRequest } from '../../mcp/front-backend.js';
-import type { SessionInfo } from '../../mcp/session.js';
+import type { DynamicReply, DynamicRequest } from '../../front/backend.js';
+import type { SessionInfo } from '../../front/session.js';
 import type { ViewLookup } from '../toolsets/view.js';
 import type { DynamicResolver } from './resolver.js';
 

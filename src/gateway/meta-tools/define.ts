@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { HintgateError } from '../../core/errors.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
-import type { SessionInfo } from '../../mcp/session.js';
+import type { SessionInfo } from '../../front/session.js';
 import type { CatalogEntry } from '../catalog-entry.js';
 import { toCatalogEntry, toToolRecord } from '../catalog-entry.js';
 import type { Catalog } from '../catalog.js';

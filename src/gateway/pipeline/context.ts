@@ -1,9 +1,10 @@
 import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import { HintgateError } from '../../core/errors.js';
 import type { Decision } from '../../core/policy/decide.js';
-import type { DownstreamCallOptions, ServerRequestRelay } from '../../mcp/downstream.js';
+import type { DownstreamCallOptions } from '../../downstream/downstream.js';
+import type { ServerRequestRelay } from '../../mcp/relay.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
-import type { SessionInfo } from '../../mcp/session.js';
+import type { SessionInfo } from '../../front/session.js';
 import type { CatalogEntry } from '../catalog-entry.js';
 
 /**

@@ -1,5 +1,5 @@
 import { HintgateError } from '../../core/errors.js';
-import { DownstreamError } from '../../mcp/errors.js';
+import { DownstreamError } from '../../mcp/rpc-errors.js';
 import type { Catalog } from '../catalog.js';
 import type { CallScope } from '../toolsets/scope.js';
 import type { CallMiddleware } from './compose.js';

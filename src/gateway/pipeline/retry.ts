@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import { effectiveHint, isSafeToRetry } from '../../core/annotations/safety.js';
 import type { ToolAnnotations } from '../../core/annotations/types.js';
 import type { HintgateErrorCode } from '../../core/errors.js';
-import { DownstreamError } from '../../mcp/errors.js';
+import { DownstreamError } from '../../mcp/rpc-errors.js';
 import type { ToolSettingsTable } from '../tool-settings.js';
 import { repeatsNext } from './compose.js';
 import type { CallMiddleware, Next } from './compose.js';

@@ -1,6 +1,6 @@
 import { effectiveHint } from '../../core/annotations/safety.js';
 import type { ToolAnnotations } from '../../core/annotations/types.js';
-import { DownstreamError } from '../../mcp/errors.js';
+import { DownstreamError } from '../../mcp/rpc-errors.js';
 import type { ReplicaGroup, RouteKind } from '../replicas.js';
 import type { CallMiddleware, Next } from './compose.js';
 import type { CallContext, CallToolResult } from './context.js';

@@ -1,5 +1,5 @@
 import { HintgateError, errorMessage } from '../../core/errors.js';
-import type { SessionInfo } from '../../mcp/session.js';
+import type { SessionInfo } from '../../front/session.js';
 import type { Store } from '../../store/store.js';
 import type { AnnotationOverride, StoreEvent, Toolset } from '../../store/types.js';
 import type { Catalog } from '../catalog.js';

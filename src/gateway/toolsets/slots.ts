@@ -1,4 +1,4 @@
-import type { FrontKind, SessionInfo } from '../../mcp/session.js';
+import type { FrontKind, SessionInfo } from '../../front/session.js';
 
 /**
  * Who holds an equipped toolset. A 2025 session (stdio connection, or HTTP session with its

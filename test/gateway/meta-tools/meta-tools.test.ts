@@ -4,8 +4,8 @@ import { META_TOOLS, META_TOOLS_BY_NAME } from '../../../src/gateway/meta-tools/
 import type { MetaToolContext } from '../../../src/gateway/meta-tools/define.js';
 import { ToolsetService } from '../../../src/gateway/toolsets/service.js';
 import { NOTE_LIMITS } from '../../../src/core/notes/notes.js';
-import { emptySession } from '../../../src/mcp/session.js';
-import type { SessionInfo } from '../../../src/mcp/session.js';
+import { emptySession } from '../../../src/front/session.js';
+import type { SessionInfo } from '../../../src/front/session.js';
 import type { Store } from '../../../src/store/store.js';
 import { openTestStore } from '../../helpers/store.js';
 import type { Wire } from '../../helpers/wire.js';

@@ -3,7 +3,7 @@ import { AuditLog } from '../../../src/gateway/audit-log.js';
 import { auditRecordOf } from '../../../src/gateway/audit-record.js';
 import type { FinishedCall } from '../../../src/gateway/pipeline/audit.js';
 import { audit } from '../../../src/gateway/pipeline/audit.js';
-import { DownstreamError } from '../../../src/mcp/errors.js';
+import { DownstreamError } from '../../../src/mcp/rpc-errors.js';
 import type { AuditRecordInput, AuditWriter } from '../../../src/store/store.js';
 import { OK, TOOLS, fakeNext, toolContext } from './step-helpers.js';
 

@@ -7,7 +7,7 @@ import { confirm } from '../../../src/gateway/pipeline/confirm.js';
 import type { CallContext } from '../../../src/gateway/pipeline/context.js';
 import { policy } from '../../../src/gateway/pipeline/policy.js';
 import type { ToolSettingsTable } from '../../../src/gateway/tool-settings.js';
-import type { ServerRequestRelay } from '../../../src/mcp/downstream.js';
+import type { ServerRequestRelay } from '../../../src/mcp/relay.js';
 import type { JsonObject } from '../../../src/mcp/json-rpc.js';
 import type { Store } from '../../../src/store/store.js';
 import type { StoreKind } from '../../../src/store/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DownstreamCallOptions } from '../../../src/mcp/downstream.js';
+import type { DownstreamCallOptions } from '../../../src/downstream/downstream.js';
 import type { JsonObject } from '../../../src/mcp/json-rpc.js';
 import { annotate } from '../../../src/gateway/pipeline/annotate.js';
 import { compose } from '../../../src/gateway/pipeline/compose.js';

@@ -1,7 +1,7 @@
 import { Catalog } from '../../../src/gateway/catalog.js';
 import type { CallContext } from '../../../src/gateway/pipeline/context.js';
 import { createCallContext } from '../../../src/gateway/pipeline/context.js';
-import { emptySession } from '../../../src/mcp/session.js';
+import { emptySession } from '../../../src/front/session.js';
 
 /** A catalog with one server `s` holding the named tools. */
 export function catalogWith(...tools: Record<string, unknown>[]): Catalog {

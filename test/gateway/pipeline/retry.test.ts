@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DownstreamError } from '../../../src/mcp/errors.js';
+import { DownstreamError } from '../../../src/mcp/rpc-errors.js';
 import { retry } from '../../../src/gateway/pipeline/retry.js';
 import type { RetryOptions } from '../../../src/gateway/pipeline/retry.js';
 import { OK, TOOLS, fakeNext, settingsOf, toolContext } from './step-helpers.js';

@@ -4,8 +4,8 @@ import type { CallTarget } from '../../../src/gateway/pipeline/context.js';
 import { retry } from '../../../src/gateway/pipeline/retry.js';
 import { route } from '../../../src/gateway/pipeline/route.js';
 import { Replica, ReplicaGroup } from '../../../src/gateway/replicas.js';
-import type { DownstreamStatus } from '../../../src/mcp/downstream.js';
-import { DownstreamError } from '../../../src/mcp/errors.js';
+import type { DownstreamStatus } from '../../../src/downstream/downstream.js';
+import { DownstreamError } from '../../../src/mcp/rpc-errors.js';
 import type { JsonObject } from '../../../src/mcp/json-rpc.js';
 import { OK, TOOLS, fakeNext, settingsOf, toolContext } from './step-helpers.js';
 

@@ -5,9 +5,9 @@ import type { Next } from '../../../src/gateway/pipeline/compose.js';
 import type { CallContext, CallToolResult } from '../../../src/gateway/pipeline/context.js';
 import { createCallContext } from '../../../src/gateway/pipeline/context.js';
 import { ToolSettingsTable } from '../../../src/gateway/tool-settings.js';
-import type { ServerRequestRelay } from '../../../src/mcp/downstream.js';
-import type { SessionInfo } from '../../../src/mcp/session.js';
-import { emptySession } from '../../../src/mcp/session.js';
+import type { ServerRequestRelay } from '../../../src/mcp/relay.js';
+import type { SessionInfo } from '../../../src/front/session.js';
+import { emptySession } from '../../../src/front/session.js';
 import { catalogWith } from './helpers.js';
 
 /** A plain successful result. */

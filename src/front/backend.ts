@@ -1,7 +1,7 @@
-import type { ServerRequestRelay } from './downstream.js';
-import type { DynamicMethod } from './dynamic-wire.js';
-import type { Era } from './era.js';
-import type { JsonObject, RpcErrorObject } from './json-rpc.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
+import type { DynamicMethod } from '../mcp/dynamic-wire.js';
+import type { Era } from '../mcp/era.js';
+import type { JsonObject, RpcErrorObject } from '../mcp/json-rpc.js';
 import type { SessionInfo } from './session.js';
 
 /** One tools/call as a front received it. */

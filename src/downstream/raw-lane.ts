@@ -1,6 +1,6 @@
-import { DownstreamError } from './errors.js';
-import type { JsonObject, RpcMessage } from './json-rpc.js';
-import { isJsonObject } from './json-rpc.js';
+import { DownstreamError } from '../mcp/rpc-errors.js';
+import type { JsonObject, RpcMessage } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
 
 /** Where raw requests are written: one serialized message per call. */
 export interface RawSink {

@@ -9,10 +9,11 @@ import {
 import * as z from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
-import { toolResolutionCapabilities } from './dynamic-wire.js';
-import { DownstreamError, fromClientError } from './errors.js';
-import type { JsonObject } from './json-rpc.js';
-import { isJsonObject } from './json-rpc.js';
+import { toolResolutionCapabilities } from '../mcp/dynamic-wire.js';
+import { DownstreamError } from '../mcp/rpc-errors.js';
+import { fromClientError } from './errors.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
 import { ChildProcessTransport } from './stdio-transport.js';
 
 /**

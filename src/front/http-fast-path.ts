@@ -10,17 +10,17 @@ import {
   progressTokenOf,
   relayThrough,
   resultLine,
-} from '../mcp/fast-call.js';
+} from './call.js';
 import type { DynamicMethod } from '../mcp/dynamic-wire.js';
 import {
   DYNAMIC_ERROR,
   TOOLS_ANNOTATIONS_METHOD,
   TOOLS_RESOLVE_METHOD,
 } from '../mcp/dynamic-wire.js';
-import type { DynamicReply, FrontBackend } from '../mcp/front-backend.js';
+import type { DynamicReply, FrontBackend } from './backend.js';
 import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
-import type { SessionInfo } from '../mcp/session.js';
+import type { SessionInfo } from './session.js';
 
 /** A 2025 session as the fast path sees it. */
 export interface FastSession {

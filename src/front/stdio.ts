@@ -1,20 +1,20 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { FastPath } from './fast-path.js';
-import type { FrontBackend } from './front-backend.js';
-import type { FrontHub } from './front-hub.js';
-import { createFrontServer } from './front-server.js';
-import type { JsonObject, RpcId, RpcMessage } from './json-rpc.js';
+import { FastPath } from './stdio-fast-path.js';
+import type { FrontBackend } from './backend.js';
+import type { FrontHub } from './hub.js';
+import { createFrontServer } from './sdk-server.js';
+import type { JsonObject, RpcId, RpcMessage } from '../mcp/json-rpc.js';
 import {
   RPC_ERROR,
   errorResponse,
   invalidMessageReason,
   isJsonObject,
   isRpcRequest,
-} from './json-rpc.js';
-import { LineReader, LineWriter } from './line-framing.js';
-import { envelopeVersion } from './era.js';
+} from '../mcp/json-rpc.js';
+import { LineReader, LineWriter } from '../mcp/line-framing.js';
+import { envelopeVersion } from '../mcp/era.js';
 import type { SessionInfo } from './session.js';
 import { emptySession } from './session.js';
 

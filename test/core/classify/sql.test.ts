@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifySql } from '../../../src/core/dynamic/index.js';
-import { lexSql, SQL_DIALECTS } from '../../../src/core/dynamic/sql-lexer.js';
+import { lexSql, SQL_DIALECTS } from '../../../src/core/classify/sql-lexer.js';
 import type { HintCode } from './codes.js';
 import { codeOf, reasonText } from './codes.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyShell } from '../../../src/core/dynamic/index.js';
-import { parseShell } from '../../../src/core/dynamic/shell-parse.js';
+import { parseShell } from '../../../src/core/classify/shell-parse.js';
 import type { HintCode } from './codes.js';
 import { codeOf, reasonText } from './codes.js';
 

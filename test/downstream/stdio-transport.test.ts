@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChildProcessTransport } from '../../src/mcp/stdio-transport.js';
+import { ChildProcessTransport } from '../../src/downstream/stdio-transport.js';
 import type { RpcMessage } from '../../src/mcp/json-rpc.js';
 import { scratchDir } from '../helpers/config.js';
 import { processTable, waitFor } from '../helpers/processes.js';

@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
-import type { ServerRequestRelay } from './downstream.js';
-import { envelopeVersion } from './era.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
+import { envelopeVersion } from '../mcp/era.js';
 import {
   ControllerPool,
   failureLine,
@@ -11,11 +11,11 @@ import {
   relayThrough,
   resultLine,
   toolsListResult,
-} from './fast-call.js';
-import type { DynamicMethod } from './dynamic-wire.js';
-import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from './dynamic-wire.js';
-import type { FrontBackend } from './front-backend.js';
-import type { JsonObject, RpcId, RpcRequest } from './json-rpc.js';
+} from './call.js';
+import type { DynamicMethod } from '../mcp/dynamic-wire.js';
+import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from '../mcp/dynamic-wire.js';
+import type { FrontBackend } from './backend.js';
+import type { JsonObject, RpcId, RpcRequest } from '../mcp/json-rpc.js';
 import type { SessionInfo } from './session.js';
 
 /**

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import type { Server } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { ServerRequestRelay } from './downstream.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
 import {
   CLIENT_INFO_META_KEY,
   MODERN_PROTOCOL_VERSION,
@@ -9,11 +9,11 @@ import {
   envelopeCapabilities,
   envelopeVersion,
   stampModernResult,
-} from './era.js';
-import { toJsonRpcError } from './errors.js';
-import type { FrontBackend } from './front-backend.js';
-import type { JsonObject, RpcId } from './json-rpc.js';
-import { RPC_ERROR, isJsonObject } from './json-rpc.js';
+} from '../mcp/era.js';
+import { toJsonRpcError } from '../mcp/rpc-errors.js';
+import type { FrontBackend } from './backend.js';
+import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
+import { RPC_ERROR, isJsonObject } from '../mcp/json-rpc.js';
 import type { FrontKind, SessionInfo } from './session.js';
 
 /**

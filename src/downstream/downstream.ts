@@ -3,13 +3,15 @@ import * as z from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import type { HintgateErrorCode } from '../core/errors.js';
 import { HintgateError, errorMessage } from '../core/errors.js';
-import type { ClientIdentity, Connection } from './downstream-connect.js';
-import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './downstream-connect.js';
-import type { Era } from './era.js';
-import { modernEnvelope, neutralResult } from './era.js';
-import { DownstreamError, fromClientError } from './errors.js';
-import type { JsonObject } from './json-rpc.js';
-import { isJsonObject } from './json-rpc.js';
+import type { ClientIdentity, Connection } from './connect.js';
+import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
+import type { Era } from '../mcp/era.js';
+import { modernEnvelope, neutralResult } from '../mcp/era.js';
+import { DownstreamError } from '../mcp/rpc-errors.js';
+import { fromClientError } from './errors.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
 import type { ListMethod } from './lists.js';
 import { listAll } from './lists.js';
 import { RawLane } from './raw-lane.js';
@@ -59,12 +61,6 @@ export interface DownstreamEvents {
   /** `notifications/message` (logging). */
   log?(server: Downstream, params: JsonObject): void;
 }
-
-/** Sends a server-to-client request (elicitation, sampling) to the client whose call caused it. */
-export type ServerRequestRelay = (
-  request: { method: string; params: JsonObject },
-  signal: AbortSignal,
-) => Promise<JsonObject>;
 
 /** Options of one call through a server. */
 export interface DownstreamCallOptions {

@@ -1,19 +1,19 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, Server, inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { ServerRequestRelay } from './downstream.js';
-import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from './dynamic-wire.js';
-import type { Era } from './era.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
+import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from '../mcp/dynamic-wire.js';
+import type { Era } from '../mcp/era.js';
 import {
   PROTOCOL_VERSION_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
-} from './era.js';
-import { toProtocolError } from './errors.js';
-import type { FrontBackend, FrontRequest } from './front-backend.js';
-import type { FrontHub } from './front-hub.js';
-import type { JsonObject } from './json-rpc.js';
-import { isJsonObject } from './json-rpc.js';
+} from '../mcp/era.js';
+import { toProtocolError } from '../mcp/rpc-errors.js';
+import type { FrontBackend, FrontRequest } from './backend.js';
+import type { FrontHub } from './hub.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
 import type { FrontKind, SessionInfo } from './session.js';
 
 const LOOSE = z.looseObject({});

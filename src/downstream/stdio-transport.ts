@@ -4,10 +4,10 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { DownstreamError } from './errors.js';
-import type { JsonObject, RpcMessage } from './json-rpc.js';
-import { invalidMessageReason, isJsonObject } from './json-rpc.js';
-import { LineReader, LineWriter } from './line-framing.js';
+import { DownstreamError } from '../mcp/rpc-errors.js';
+import type { JsonObject, RpcMessage } from '../mcp/json-rpc.js';
+import { invalidMessageReason, isJsonObject } from '../mcp/json-rpc.js';
+import { LineReader, LineWriter } from '../mcp/line-framing.js';
 import {
   isGroupAlive,
   registerGroup,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DownstreamError } from '../../src/mcp/errors.js';
+import { DownstreamError } from '../../src/mcp/rpc-errors.js';
 import type { JsonObject } from '../../src/mcp/json-rpc.js';
-import { RawLane } from '../../src/mcp/raw-lane.js';
+import { RawLane } from '../../src/downstream/raw-lane.js';
 import type { Wire } from '../helpers/wire.js';
 
 /** Captures what the lane writes. */

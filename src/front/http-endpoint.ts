@@ -5,11 +5,11 @@ import {
   createMcpHandler,
   isLegacyRequest,
 } from '@modelcontextprotocol/server';
-import type { FrontBackend } from '../mcp/front-backend.js';
-import type { FrontHub } from '../mcp/front-hub.js';
-import { createFrontServer } from '../mcp/front-server.js';
+import type { FrontBackend } from './backend.js';
+import type { FrontHub } from './hub.js';
+import { createFrontServer } from './sdk-server.js';
 import { RPC_ERROR, invalidMessageReason, isJsonObject } from '../mcp/json-rpc.js';
-import { HttpFastPath } from './fast-call.js';
+import { HttpFastPath } from './http-fast-path.js';
 
 /** Options of {@link createMcpEndpoint}. */
 export interface McpEndpointOptions {

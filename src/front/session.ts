@@ -1,5 +1,5 @@
-import type { Era } from './era.js';
-import type { JsonObject } from './json-rpc.js';
+import type { Era } from '../mcp/era.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
 
 /** The front a client came through. */
 export type FrontKind = 'stdio' | 'http';

@@ -4,10 +4,10 @@ import { HintgateError } from '../../src/core/errors.js';
 import {
   DownstreamError,
   JSON_RPC_CODE_FOR,
-  fromClientError,
   toJsonRpcError,
   toProtocolError,
-} from '../../src/mcp/errors.js';
+} from '../../src/mcp/rpc-errors.js';
+import { fromClientError } from '../../src/downstream/errors.js';
 
 describe('toJsonRpcError', () => {
   it('relays a server JSON-RPC error exactly', () => {

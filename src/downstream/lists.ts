@@ -1,8 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
-import { DownstreamError, fromClientError } from './errors.js';
-import type { JsonObject } from './json-rpc.js';
-import { isJsonObject } from './json-rpc.js';
+import { DownstreamError } from '../mcp/rpc-errors.js';
+import { fromClientError } from './errors.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
 
 /** The list methods hintgate relays, and the key holding each one's items. */
 export const LIST_KEYS = {

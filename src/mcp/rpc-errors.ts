@@ -1,6 +1,6 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import type { HintgateErrorCode } from '../core/errors.js';
-import { HintgateError, errorMessage } from '../core/errors.js';
+import { HintgateError } from '../core/errors.js';
 import type { RpcErrorObject } from './json-rpc.js';
 import { RPC_ERROR } from './json-rpc.js';
 
@@ -76,66 +76,4 @@ export function toProtocolError(error: unknown): ProtocolError {
   if (error instanceof ProtocolError) return error;
   const rpc = toJsonRpcError(error);
   return new ProtocolError(rpc.code, rpc.message, rpc.data);
-}
-
-/**
- * Turns what an SDK `Client` call threw into a {@link DownstreamError} naming the server:
- * the server's JSON-RPC error is kept for relaying, a timeout or a closed connection gets
- * its own code.
- */
-export function fromClientError(server: string, error: unknown, what: string): DownstreamError {
-  if (error instanceof DownstreamError) return error;
-  if (error instanceof ProtocolError) {
-    const rpc: RpcErrorObject =
-      error.data === undefined
-        ? { code: error.code, message: error.message }
-        : { code: error.code, message: error.message, data: error.data };
-    return new DownstreamError('DOWNSTREAM_PROTOCOL', server, `${server}: ${error.message}`, rpc, {
-      cause: error,
-    });
-  }
-  if (error instanceof SdkError) {
-    if (error.code === SdkErrorCode.RequestTimeout) {
-      return new DownstreamError(
-        'DOWNSTREAM_TIMEOUT',
-        server,
-        `server "${server}" did not answer ${what} in time`,
-        undefined,
-        { cause: error },
-      );
-    }
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
-      return new DownstreamError(
-        'DOWNSTREAM_CRASHED',
-        server,
-        `server "${server}" closed the connection during ${what}`,
-        undefined,
-        { cause: error },
-      );
-    }
-    return new DownstreamError(
-      'DOWNSTREAM_PROTOCOL',
-      server,
-      `server "${server}" failed ${what}: ${error.message}`,
-      undefined,
-      { cause: error },
-    );
-  }
-  const message = errorMessage(error);
-  if (message === 'Not connected') {
-    return new DownstreamError(
-      'DOWNSTREAM_UNAVAILABLE',
-      server,
-      `server "${server}" is not connected`,
-      undefined,
-      { cause: error },
-    );
-  }
-  return new DownstreamError(
-    'DOWNSTREAM_PROTOCOL',
-    server,
-    `server "${server}" failed ${what}: ${message}`,
-    undefined,
-    { cause: error },
-  );
 }

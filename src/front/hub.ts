@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/server';
-import type { Era } from './era.js';
-import type { ChangeKind } from './front-backend.js';
-import type { JsonObject } from './json-rpc.js';
+import type { Era } from '../mcp/era.js';
+import type { ChangeKind } from './backend.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
 import type { FrontKind } from './session.js';
 
 /** What the hub knows of one live front instance. */
