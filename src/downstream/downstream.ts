@@ -1,54 +1,24 @@
-import type { Client, McpSubscription, PriorDiscovery } from '@modelcontextprotocol/client';
-import * as z from 'zod';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/schema.js';
-import type { HintgateErrorCode } from '../core/errors.js';
 import { HintgateError, errorMessage } from '../core/errors.js';
-import type { ClientIdentity, Connection } from './connect.js';
-import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
 import type { Era } from '../mcp/era.js';
 import { modernEnvelope, neutralResult } from '../mcp/era.js';
-import { DownstreamError } from '../mcp/rpc-errors.js';
-import { fromClientError } from './errors.js';
-import type { ServerRequestRelay } from '../mcp/relay.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
-import { isJsonObject } from '../mcp/json-rpc.js';
-import type { ListMethod } from './lists.js';
-import { listAll } from './lists.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
+import { DownstreamError } from '../mcp/rpc-errors.js';
+import type { ClientIdentity, Connection } from './connect.js';
+import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
+import { InflightCalls } from './inflight.js';
+import { ListenStream } from './listen.js';
 import { RawLane } from './raw-lane.js';
+import { requestViaClient, withoutClientEnvelope, withoutProgressToken } from './requests.js';
+import type { DownstreamSnapshot, ListKind } from './snapshot.js';
+import { EMPTY_SNAPSHOT, readSnapshot, rereadList } from './snapshot.js';
+import type { DownstreamStatus } from './status.js';
+import { STABLE_AFTER_MS, backoffDelay, stripServerPrefix, unavailableMessage } from './status.js';
 
-/** Where a server stands. */
-export type DownstreamStatus =
-  | { readonly state: 'starting'; readonly since: number; readonly attempt: number }
-  | {
-      readonly state: 'up';
-      readonly since: number;
-      readonly era: Era;
-      readonly protocolVersion: string;
-    }
-  | {
-      readonly state: 'down';
-      readonly since: number;
-      readonly reason: string;
-      readonly code: HintgateErrorCode;
-      readonly attempt: number;
-      /** When the next attempt starts (epoch ms), unless retries are off. */
-      readonly retryAt?: number;
-    }
-  | { readonly state: 'closed'; readonly since: number };
-
-/** What a server offers, as it listed it, items kept exactly as received. */
-export interface DownstreamSnapshot {
-  readonly tools: readonly JsonObject[];
-  readonly prompts: readonly JsonObject[];
-  readonly resources: readonly JsonObject[];
-  readonly resourceTemplates: readonly JsonObject[];
-  readonly capabilities: JsonObject;
-  readonly serverInfo: JsonObject | undefined;
-  readonly instructions: string | undefined;
-}
-
-/** A list that changed on a server. */
-export type ListKind = 'tools' | 'prompts' | 'resources';
+export type { DownstreamStatus } from './status.js';
+export type { DownstreamSnapshot, ListKind } from './snapshot.js';
 
 /** What a server tells the gateway outside of answers. */
 export interface DownstreamEvents {
@@ -73,6 +43,8 @@ export interface DownstreamCallOptions {
   readonly clientCapabilities?: JsonObject | undefined;
   /** Where the server's elicitation or sampling requests during this call go. */
   readonly relay?: ServerRequestRelay | undefined;
+  /** Where the server's log messages during this call go (its client, not every client). */
+  readonly onLog?: ((params: JsonObject) => void) | undefined;
 }
 
 /** Everything {@link Downstream} needs. */
@@ -90,20 +62,6 @@ export interface DownstreamOptions {
   readonly now?: () => number;
   readonly random?: () => number;
 }
-
-const EMPTY_SNAPSHOT: DownstreamSnapshot = {
-  tools: [],
-  prompts: [],
-  resources: [],
-  resourceTemplates: [],
-  capabilities: {},
-  serverInfo: undefined,
-  instructions: undefined,
-};
-
-const LOOSE_RESULT = z.looseObject({});
-/** A server up at least this long has its retry backoff reset when it next fails. */
-const STABLE_AFTER_MS = 10_000;
 
 /**
  * One logical downstream server: connects (within its timeout), negotiates the era, lists
@@ -129,11 +87,8 @@ export class Downstream {
   private closed = false;
   private firstSettle: Promise<void>;
   private resolveFirstSettle!: () => void;
-  /** Calls in flight, latest last, with where their server-to-client requests go. */
-  private readonly inflight = new Set<{ readonly relay: ServerRequestRelay | undefined }>();
-  /** Resources clients subscribed to (2026 servers take them on the listen stream). */
-  private readonly resourceUris = new Set<string>();
-  private subscription: McpSubscription | undefined;
+  private readonly inflight = new InflightCalls();
+  private readonly listener: ListenStream;
   private readonly now: () => number;
   private readonly random: () => number;
   private generation = 0;
@@ -144,6 +99,11 @@ export class Downstream {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.statusValue = { state: 'starting', since: this.now(), attempt: 0 };
+    this.listener = new ListenStream(
+      options.config.timeouts.requestMs,
+      (generation) =>
+        generation === this.generation && !this.closed && this.statusValue.state === 'up',
+    );
     this.firstSettle = new Promise((resolve) => {
       this.resolveFirstSettle = resolve;
     });
@@ -179,12 +139,12 @@ export class Downstream {
   async callTool(params: JsonObject, options: DownstreamCallOptions = {}): Promise<JsonObject> {
     const connection = this.requireUp();
     const timeoutMs = options.timeoutMs ?? this.config.timeouts.callMs;
-    const call = { relay: options.relay };
-    this.inflight.add(call);
+    const done = this.inflight.add({ relay: options.relay, onLog: options.onLog });
+    const forwarded = this.forEra(params);
     try {
       if (this.lane !== undefined) {
         const envelope = this.envelopeFor(options.clientCapabilities);
-        const result = await this.lane.request('tools/call', params, {
+        const result = await this.lane.request('tools/call', forwarded, {
           timeoutMs,
           signal: options.signal,
           onProgress: options.onProgress,
@@ -193,13 +153,19 @@ export class Downstream {
         });
         return neutralResult(result);
       }
-      return await this.viaClient(connection.client, 'tools/call', withoutProgressToken(params), {
-        timeoutMs,
-        signal: options.signal,
-        onProgress: options.onProgress,
-      });
+      return await requestViaClient(
+        connection.client,
+        this.name,
+        'tools/call',
+        withoutProgressToken(forwarded),
+        {
+          timeoutMs,
+          signal: options.signal,
+          onProgress: options.onProgress,
+        },
+      );
     } finally {
-      this.inflight.delete(call);
+      done();
     }
   }
 
@@ -213,16 +179,21 @@ export class Downstream {
     options: DownstreamCallOptions = {},
   ): Promise<JsonObject> {
     const connection = this.requireUp();
-    const call = { relay: options.relay };
-    this.inflight.add(call);
+    const done = this.inflight.add({ relay: options.relay, onLog: options.onLog });
     try {
-      return await this.viaClient(connection.client, method, withoutProgressToken(params), {
-        timeoutMs: options.timeoutMs ?? this.config.timeouts.requestMs,
-        signal: options.signal,
-        onProgress: options.onProgress,
-      });
+      return await requestViaClient(
+        connection.client,
+        this.name,
+        method,
+        withoutProgressToken(this.forEra(params)),
+        {
+          timeoutMs: options.timeoutMs ?? this.config.timeouts.requestMs,
+          signal: options.signal,
+          onProgress: options.onProgress,
+        },
+      );
     } finally {
-      this.inflight.delete(call);
+      done();
     }
   }
 
@@ -234,8 +205,8 @@ export class Downstream {
     if (this.statusValue.state !== 'up' || this.statusValue.era === 'legacy') {
       return this.request('resources/subscribe', { uri }, options);
     }
-    this.resourceUris.add(uri);
-    await this.relisten();
+    this.listener.resourceUris.add(uri);
+    await this.listener.reopen();
     return {};
   }
 
@@ -244,8 +215,8 @@ export class Downstream {
     if (this.statusValue.state !== 'up' || this.statusValue.era === 'legacy') {
       return this.request('resources/unsubscribe', { uri }, options);
     }
-    this.resourceUris.delete(uri);
-    await this.relisten();
+    this.listener.resourceUris.delete(uri);
+    await this.listener.reopen();
     return {};
   }
 
@@ -275,52 +246,21 @@ export class Downstream {
   private requireUp(): Connection {
     const status = this.statusValue;
     if (status.state === 'up' && this.connection !== undefined) return this.connection;
-    throw new DownstreamError('DOWNSTREAM_UNAVAILABLE', this.name, this.unavailableMessage(status));
+    throw new DownstreamError(
+      'DOWNSTREAM_UNAVAILABLE',
+      this.name,
+      unavailableMessage(this.name, status, this.now()),
+    );
   }
 
-  private unavailableMessage(status: DownstreamStatus): string {
-    switch (status.state) {
-      case 'down': {
-        const retry =
-          status.retryAt === undefined
-            ? ''
-            : `; retrying in ${Math.max(0, Math.ceil((status.retryAt - this.now()) / 1000))} s`;
-        return `server "${this.name}" is down: ${status.reason}${retry}`;
-      }
-      case 'starting':
-        return `server "${this.name}" is still starting`;
-      case 'closed':
-        return `server "${this.name}" is shut down`;
-      case 'up':
-        return `server "${this.name}" is not connected`;
-    }
-  }
-
-  private async viaClient(
-    client: Client,
-    method: string,
-    params: JsonObject,
-    options: {
-      timeoutMs: number;
-      signal: AbortSignal | undefined;
-      onProgress: ((p: JsonObject) => void) | undefined;
-    },
-  ): Promise<JsonObject> {
-    try {
-      const result = await client.request({ method, params }, LOOSE_RESULT, {
-        timeout: options.timeoutMs,
-        resetTimeoutOnProgress: true,
-        allowInputRequired: true,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.onProgress === undefined
-          ? {}
-          : { onprogress: (progress: JsonObject) => options.onProgress?.({ ...progress }) }),
-      });
-      return neutralResult(result);
-    } catch (error) {
-      if (options.signal?.aborted === true) throw options.signal.reason ?? error;
-      throw fromClientError(this.name, error, method);
-    }
+  /**
+   * The params of a client's request as this server's era expects them: the client's own
+   * 2026 envelope is never forwarded (a 2026 server gets hintgate's, carrying the client's
+   * capabilities; a 2025 server none, nor the 2026 log level).
+   */
+  private forEra(params: JsonObject): JsonObject {
+    const era = this.statusValue.state === 'up' ? this.statusValue.era : 'legacy';
+    return withoutClientEnvelope(params, era);
   }
 
   private envelopeFor(clientCapabilities: JsonObject | undefined): JsonObject | undefined {
@@ -368,7 +308,12 @@ export class Downstream {
     }
     client.onclose = () => this.lost(generation);
     try {
-      const snapshot = await this.readEverything(client, connection.capabilities);
+      const snapshot = await readSnapshot(
+        client,
+        this.name,
+        connection.capabilities,
+        this.config.timeouts.requestMs,
+      );
       if (this.closed || generation !== this.generation) return;
       this.setStatus(
         {
@@ -380,7 +325,7 @@ export class Downstream {
         snapshot,
       );
       this.resolveFirstSettle();
-      if (era === 'modern') void this.listen(client, generation, snapshot.capabilities);
+      if (era === 'modern') this.listener.open(client, generation, snapshot.capabilities);
     } catch (error) {
       if (generation !== this.generation) return;
       this.connection = undefined;
@@ -404,125 +349,24 @@ export class Downstream {
       this.options.events?.resourceUpdated?.(this, { ...notification.params });
     });
     client.setNotificationHandler('notifications/message', (notification) => {
-      this.options.events?.log?.(this, { ...notification.params });
+      const params = { ...notification.params };
+      if (!this.inflight.routeLog(params)) this.options.events?.log?.(this, params);
     });
-    const relay =
-      (method: string) =>
-      async (request: { params?: unknown }, ctx: { mcpReq: { signal: AbortSignal } }) => {
-        // The request is not tied to a call on the wire: it goes to the client of the latest
-        // call in flight, and fails when that client cannot take it (a 2026 client).
-        const target = [...this.inflight].at(-1)?.relay;
-        if (target === undefined) {
-          throw new HintgateError(
-            'NOT_FOUND',
-            `hintgate has no client to relay ${method} to (no call of server "${this.name}" that can answer it is in flight)`,
-          );
-        }
-        const params = isJsonObject(request.params) ? request.params : {};
-        return target({ method, params }, ctx.mcpReq.signal);
-      };
-    client.setRequestHandler('elicitation/create', relay('elicitation/create') as never);
-    client.setRequestHandler('sampling/createMessage', relay('sampling/createMessage') as never);
-  }
-
-  /** Everything the server lists; `capabilities` as it sent them (see {@link Connection}). */
-  private async readEverything(
-    client: Client,
-    capabilities: JsonObject,
-  ): Promise<DownstreamSnapshot> {
-    const timeout = this.config.timeouts.requestMs;
-    const has = (key: string) => isJsonObject(capabilities[key]);
-    const list = (method: ListMethod, enabled: boolean) =>
-      enabled ? listAll(client, this.name, method, timeout) : Promise.resolve([]);
-    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      list('tools/list', has('tools')),
-      list('prompts/list', has('prompts')),
-      list('resources/list', has('resources')),
-      list('resources/templates/list', has('resources')).catch(() => []),
-    ]);
-    const serverInfo = client.getServerVersion() as JsonObject | undefined;
-    return {
-      tools,
-      prompts,
-      resources,
-      resourceTemplates,
-      capabilities,
-      serverInfo,
-      instructions: client.getInstructions(),
-    };
-  }
-
-  /**
-   * 2026 servers send change notifications (lists, subscribed resources) only on a
-   * `subscriptions/listen` stream: one is kept open, and reopened if the server ends it.
-   */
-  private async listen(
-    client: Client,
-    generation: number,
-    capabilities: JsonObject,
-  ): Promise<void> {
-    const flag = (key: string, name: string) =>
-      isJsonObject(capabilities[key]) && capabilities[key][name] === true;
-    const filter = {
-      ...(flag('tools', 'listChanged') ? { toolsListChanged: true } : {}),
-      ...(flag('prompts', 'listChanged') ? { promptsListChanged: true } : {}),
-      ...(flag('resources', 'listChanged') ? { resourcesListChanged: true } : {}),
-      ...(flag('resources', 'subscribe') && this.resourceUris.size > 0
-        ? { resourceSubscriptions: [...this.resourceUris] }
-        : {}),
-    };
-    if (Object.keys(filter).length === 0) return;
-    try {
-      const subscription = await client.listen(filter, { timeout: this.config.timeouts.requestMs });
-      this.subscription = subscription;
-      const how = await subscription.closed;
-      if (this.subscription === subscription) this.subscription = undefined;
-      if (
-        how === 'remote' &&
-        generation === this.generation &&
-        !this.closed &&
-        this.statusValue.state === 'up'
-      ) {
-        void this.listen(client, generation, capabilities);
-      }
-    } catch {
-      // A server that cannot listen still serves; its lists are read at each reconnect.
-    }
-  }
-
-  /** Reopens the listen stream with the current filter. */
-  private async relisten(): Promise<void> {
-    const client = this.connection?.client;
-    if (client === undefined) return;
-    const previous = this.subscription;
-    this.subscription = undefined;
-    await previous?.close().catch(() => undefined);
-    void this.listen(client, this.generation, this.snapshotValue.capabilities);
+    for (const method of ['elicitation/create', 'sampling/createMessage'] as const)
+      client.setRequestHandler(method, this.inflight.relayHandler(this.name, method) as never);
   }
 
   private async refresh(kind: ListKind, generation: number): Promise<void> {
     const client = this.connection?.client;
     if (client === undefined || this.statusValue.state !== 'up') return;
-    const timeout = this.config.timeouts.requestMs;
     try {
-      let next: DownstreamSnapshot;
-      if (kind === 'tools') {
-        next = {
-          ...this.snapshotValue,
-          tools: await listAll(client, this.name, 'tools/list', timeout),
-        };
-      } else if (kind === 'prompts') {
-        next = {
-          ...this.snapshotValue,
-          prompts: await listAll(client, this.name, 'prompts/list', timeout),
-        };
-      } else {
-        const [resources, resourceTemplates] = await Promise.all([
-          listAll(client, this.name, 'resources/list', timeout),
-          listAll(client, this.name, 'resources/templates/list', timeout).catch(() => []),
-        ]);
-        next = { ...this.snapshotValue, resources, resourceTemplates };
-      }
+      const next = await rereadList(
+        client,
+        this.name,
+        this.snapshotValue,
+        kind,
+        this.config.timeouts.requestMs,
+      );
       if (generation !== this.generation || this.statusValue.state !== 'up') return;
       this.snapshotValue = next;
       this.options.events?.listChanged?.(this, kind);
@@ -535,6 +379,7 @@ export class Downstream {
     if (generation !== this.generation || this.closed) return;
     const child = this.connection?.child;
     this.connection = undefined;
+    this.listener.drop();
     const exit = child?.exit;
     let reason = 'the connection closed';
     if (exit !== undefined) {
@@ -562,8 +407,9 @@ export class Downstream {
     if (this.closed) return;
     const code = error instanceof HintgateError ? error.code : 'DOWNSTREAM_UNAVAILABLE';
     const reason = stripServerPrefix(errorMessage(error), this.name);
-    const retry = this.options.reconnect;
-    const delay = retry ? this.backoff() : undefined;
+    const delay = this.options.reconnect
+      ? backoffDelay(this.config.reconnect, this.attempt, this.random)
+      : undefined;
     this.setStatus(
       {
         state: 'down',
@@ -582,29 +428,9 @@ export class Downstream {
     }
   }
 
-  private backoff(): number {
-    const { initialDelayMs, maxDelayMs } = this.config.reconnect;
-    const base = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.max(0, this.attempt - 1));
-    return Math.round(base * (0.8 + 0.4 * this.random()));
-  }
-
   private setStatus(status: DownstreamStatus, snapshot: DownstreamSnapshot): void {
     this.statusValue = status;
     this.snapshotValue = snapshot;
     this.options.events?.status?.(this);
   }
-}
-
-function withoutProgressToken(params: JsonObject): JsonObject {
-  const meta = params['_meta'];
-  if (!isJsonObject(meta) || !('progressToken' in meta)) return params;
-  const { progressToken: _token, ...rest } = meta;
-  const copy: JsonObject = { ...params };
-  if (Object.keys(rest).length === 0) delete copy['_meta'];
-  else copy['_meta'] = rest;
-  return copy;
-}
-
-function stripServerPrefix(message: string, server: string): string {
-  return message.replace(`server "${server}" `, '').replace(/^failed the MCP handshake: /, '');
 }

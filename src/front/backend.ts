@@ -15,6 +15,8 @@ export interface FrontCall {
   readonly progress: ((progress: JsonObject) => void) | undefined;
   /** Sends a server-to-client request (elicitation, sampling) to this client, when it can take one. */
   readonly relay: ServerRequestRelay | undefined;
+  /** Sends a server's log message during this call to this client (at the level it asked for). */
+  readonly log: (params: JsonObject) => void;
 }
 
 /** A request other than tools/call, routed to one server. */
@@ -23,6 +25,8 @@ export interface FrontRequest {
   readonly session: SessionInfo;
   readonly signal: AbortSignal;
   readonly relay: ServerRequestRelay | undefined;
+  /** Sends a server's log message during this request to this client. */
+  readonly log: (params: JsonObject) => void;
 }
 
 /** A `tools/annotations` or `tools/resolve` request as a front received it. */
@@ -58,7 +62,7 @@ export type ChangeKind = 'tools' | 'prompts' | 'resources';
 
 /**
  * What a front server needs from the gateway: the merged lists, the call path, and change
- * events. Defined here so that `src/mcp` never imports `src/gateway`; the gateway implements
+ * events. Defined here so that `src/front` never imports `src/gateway`; the gateway implements
  * it. Methods throw `HintgateError`s, which the fronts map through `toJsonRpcError`.
  */
 export interface FrontBackend {

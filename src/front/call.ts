@@ -1,29 +1,211 @@
 import { getEventListeners } from 'node:events';
-import type { Server } from '@modelcontextprotocol/server';
-import * as z from 'zod';
-import type { ServerRequestRelay } from '../mcp/relay.js';
+import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
+import { HintgateError } from '../core/errors.js';
 import {
   CLIENT_INFO_META_KEY,
   MODERN_PROTOCOL_VERSION,
-  SERVER_INFO_META_KEY,
   envelopeCapabilities,
   envelopeVersion,
-  stampModernResult,
 } from '../mcp/era.js';
-import { toJsonRpcError } from '../mcp/rpc-errors.js';
-import type { FrontBackend } from './backend.js';
-import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
-import { RPC_ERROR, isJsonObject } from '../mcp/json-rpc.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
+import type { ServerRequestRelay } from '../mcp/relay.js';
+import type { FrontBackend, FrontCall, FrontRequest } from './backend.js';
+import { envelopeLogLevel, logPasses } from './logging.js';
 import type { FrontKind, SessionInfo } from './session.js';
 
 /**
- * Pieces shared by the fast paths of the stdio and HTTP fronts: what the SDK would do for
- * a tools/call or tools/list, done directly on raw JSON-RPC.
+ * The one way into the gateway from a front. Every entrance (the SDK front server's
+ * handlers, the stdio fast path, the HTTP fast path) describes the request it received and
+ * what it can do towards the client ({@link ClientLink}); this module makes the call of it:
+ * the session, the progress channel, the relay of server-to-client requests (checked
+ * against the capabilities the client declared), the log channel, the request's retry fields
+ * (`inputResponses`, `requestState`), and the check of a 2026 client's capabilities against
+ * what an `input_required` result asks of it. Cancellation is the entrance's signal.
  */
 
-const LOOSE = z.looseObject({});
+/** What an entrance can do towards the client of one request. */
+export interface ClientLink {
+  /**
+   * Sends a notification tied to this request (progress, a log message). It never throws
+   * and must drop what comes after the request's answer or the client's departure.
+   */
+  notify(method: string, params: JsonObject): void;
+  /**
+   * Sends a request to the client on this request's behalf (elicitation, sampling, roots);
+   * undefined when the connection cannot carry one (2026 clients get `input_required`).
+   */
+  readonly request: ServerRequestRelay | undefined;
+  /** The log level a 2025 client set with `logging/setLevel`, if it did. */
+  logLevel(): string | undefined;
+}
 
-/** The session of a 2026 request, from its envelope; undefined unless the envelope is usable. */
+/** One request as an entrance received it. */
+export interface Incoming {
+  /** The params as received, with the retry fields the SDK parsed out put back. */
+  readonly params: JsonObject;
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+  readonly link: ClientLink;
+}
+
+/** Server-to-client requests, and the client capability each needs. */
+const RELAYED_CAPABILITY: Readonly<Record<string, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** Relays per link: a link's client and its capabilities do not change. */
+const RELAYS = new WeakMap<ClientLink, ServerRequestRelay>();
+
+/**
+ * The relay of a link: the server's request goes to the client when it declared the
+ * capability the request needs, and fails with a clear message when it did not.
+ */
+function relayOf(link: ClientLink, session: SessionInfo): ServerRequestRelay | undefined {
+  const send = link.request;
+  if (send === undefined) return undefined;
+  let relay = RELAYS.get(link);
+  if (relay === undefined) {
+    const declared = session.clientCapabilities;
+    relay = (request, signal) => {
+      const needs = RELAYED_CAPABILITY[request.method];
+      if (needs === undefined || !isJsonObject(declared?.[needs])) {
+        return Promise.reject(
+          new HintgateError(
+            'FORBIDDEN',
+            needs === undefined
+              ? `hintgate does not relay "${request.method}" requests to clients`
+              : `the client did not declare the "${needs}" capability, so "${request.method}" cannot be sent to it`,
+          ),
+        );
+      }
+      return send(request, signal);
+    };
+    RELAYS.set(link, relay);
+  }
+  return relay;
+}
+
+/** The progress token a request asked for, if any. */
+export function progressTokenOf(params: JsonObject): unknown {
+  const meta = params['_meta'];
+  return isJsonObject(meta) ? meta['progressToken'] : undefined;
+}
+
+/** A request other than tools/call, ready for the gateway. */
+export function frontRequest(incoming: Incoming): FrontRequest {
+  const { params, session, signal, link } = incoming;
+  return {
+    params,
+    session,
+    signal,
+    relay: relayOf(link, session),
+    log: logOf(incoming),
+  };
+}
+
+/**
+ * The log channel of a request: a server's message goes to this client only, at the level it
+ * asked for (a 2025 client with `logging/setLevel`, a 2026 client in the request's envelope;
+ * a 2026 client that did not ask gets none).
+ */
+function logOf({ params, session, signal, link }: Incoming): (message: JsonObject) => void {
+  const fixed = session.era === 'modern' ? envelopeLogLevel(params) : undefined;
+  return (message) => {
+    if (signal.aborted) return;
+    // A 2025 client that set no level gets every message of its own calls, as MCP allows.
+    const threshold = session.era === 'modern' ? fixed : (link.logLevel() ?? 'debug');
+    if (logPasses(message, threshold)) link.notify('notifications/message', message);
+  };
+}
+
+/** A tools/call, ready for the gateway's pipeline. */
+export function frontCall(incoming: Incoming): FrontCall {
+  const { params, session, signal, link } = incoming;
+  const token = progressTokenOf(params);
+  return {
+    params,
+    session,
+    signal,
+    progress:
+      token === undefined
+        ? undefined
+        : (update) => {
+            if (!signal.aborted)
+              link.notify('notifications/progress', { ...update, progressToken: token });
+          },
+    relay: relayOf(link, session),
+    log: logOf(incoming),
+  };
+}
+
+/**
+ * Runs a tools/call through the gateway. A 2026 client's `input_required` result is checked
+ * against the capabilities the client declared: asking it for what it cannot give is the
+ * `-32021` error (MissingRequiredClientCapability) the 2026 protocol prescribes.
+ */
+export async function callTool(backend: FrontBackend, incoming: Incoming): Promise<JsonObject> {
+  const result = await backend.callTool(frontCall(incoming));
+  if (incoming.session.era === 'modern') assertClientCanAnswer(result, incoming.session);
+  return result;
+}
+
+/** Runs a request other than tools/call (`run` is the backend's method for it). */
+export async function callOther(
+  run: (request: FrontRequest) => Promise<JsonObject>,
+  incoming: Incoming,
+): Promise<JsonObject> {
+  const result = await run(frontRequest(incoming));
+  if (incoming.session.era === 'modern') assertClientCanAnswer(result, incoming.session);
+  return result;
+}
+
+function assertClientCanAnswer(result: JsonObject, session: SessionInfo): void {
+  if (result['resultType'] !== 'input_required') return;
+  const requests = result['inputRequests'];
+  if (!isJsonObject(requests)) return;
+  const declared = session.clientCapabilities ?? {};
+  for (const [key, entry] of Object.entries(requests)) {
+    if (!isJsonObject(entry) || typeof entry['method'] !== 'string') continue;
+    const missing = missingFor(entry['method'], entry['params'], declared);
+    if (missing !== undefined) {
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: missing },
+        `Cannot request input '${key}' (${entry['method']}): the request's client capabilities do not declare the required capability`,
+      );
+    }
+  }
+}
+
+/** The capabilities an input request needs that `declared` lacks, or undefined. */
+function missingFor(method: string, params: unknown, declared: JsonObject): JsonObject | undefined {
+  const capability = RELAYED_CAPABILITY[method];
+  if (capability === undefined) return undefined;
+  const have = declared[capability];
+  if (!isJsonObject(have)) {
+    if (method === 'elicitation/create') return { elicitation: { [elicitationMode(params)]: {} } };
+    return { [capability]: {} };
+  }
+  if (method === 'elicitation/create') {
+    const mode = elicitationMode(params);
+    // A bare `elicitation: {}` is the 2025 meaning: form mode.
+    const bare = Object.keys(have).length === 0;
+    if (mode === 'url' ? !isJsonObject(have['url']) : !bare && !isJsonObject(have['form']))
+      return { elicitation: { [mode]: {} } };
+  }
+  return undefined;
+}
+
+function elicitationMode(params: unknown): 'url' | 'form' {
+  return isJsonObject(params) && params['mode'] === 'url' ? 'url' : 'form';
+}
+
+/**
+ * The session of a 2026 request, from its envelope; undefined unless it claims the revision
+ * hintgate serves and declares its capabilities.
+ */
 export function modernSession(
   params: JsonObject | undefined,
   front: FrontKind,
@@ -45,9 +227,16 @@ export function modernSession(
   };
 }
 
-/** The session of a 2025 front instance, from what its client sent at initialize. */
+/** What a 2025 client said at `initialize`, as a session. */
+export interface LegacyHandshake {
+  readonly protocolVersion: string | undefined;
+  readonly clientInfo: JsonObject | undefined;
+  readonly clientCapabilities: JsonObject | undefined;
+}
+
+/** The session of a 2025 connection or HTTP session. */
 export function legacySession(
-  server: Server,
+  handshake: LegacyHandshake,
   front: FrontKind,
   id: string,
   principal: string | undefined,
@@ -56,99 +245,26 @@ export function legacySession(
     id,
     front,
     era: 'legacy',
-    protocolVersion: server.getNegotiatedProtocolVersion(),
-    clientInfo: server.getClientVersion(),
-    clientCapabilities: server.getClientCapabilities(),
+    protocolVersion: handshake.protocolVersion,
+    clientInfo: handshake.clientInfo,
+    clientCapabilities: handshake.clientCapabilities,
     principal,
   };
 }
 
 /**
- * Sends a downstream's elicitation or sampling request to a 2025 client through its front
- * instance, when the client declared it can take one.
+ * The params with the retry fields of a 2026 request (`inputResponses`, `requestState`)
+ * that the SDK parsed out of them put back, so every request kind keeps them.
  */
-export function relayThrough(server: Server): ServerRequestRelay {
-  const capabilities = server.getClientCapabilities() as JsonObject | undefined;
-  return async (request, signal) => {
-    if (request.method === 'elicitation/create' && !isJsonObject(capabilities?.['elicitation'])) {
-      throw new Error('the client does not accept elicitation requests');
-    }
-    if (request.method === 'sampling/createMessage' && !isJsonObject(capabilities?.['sampling'])) {
-      throw new Error('the client does not accept sampling requests');
-    }
-    return server.request({ method: request.method, params: request.params }, LOOSE, {
-      signal,
-      timeout: 600_000,
-    });
-  };
-}
-
-/** The progress token a request asked for, if any. */
-export function progressTokenOf(params: JsonObject): unknown {
-  const meta = params['_meta'];
-  return isJsonObject(meta) ? meta['progressToken'] : undefined;
-}
-
-/** A progress notification for `token`, serialized. */
-export function progressLine(token: unknown, update: JsonObject): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    method: 'notifications/progress',
-    params: { ...update, progressToken: token },
-  });
-}
-
-/** A response carrying `result`, serialized as the client's era expects it. */
-export function resultLine(
-  id: RpcId,
-  result: JsonObject,
-  session: SessionInfo,
-  serverInfo: JsonObject,
-): string {
-  if (session.era === 'modern')
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(stampModernResult(result, serverInfo))}}`;
-  if (result['resultType'] === 'input_required') {
-    return errorLine(id, {
-      code: RPC_ERROR.internalError,
-      message: 'the server asked for input this 2025 client cannot be sent on this path',
-    });
-  }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
-}
-
-/** An error response for whatever a call threw, serialized. */
-export function failureLine(id: RpcId, error: unknown): string {
-  return errorLine(id, toJsonRpcError(error));
-}
-
-function errorLine(id: RpcId, error: { code: number; message: string; data?: unknown }): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error });
-}
-
-/**
- * The tools/list result for this session, serialized from the cached JSON of what it sees;
- * undefined when a 2025 client needs the SDK's projection of some tool. 2026 clients get
- * `ttlMs: 0` and `cacheScope: "private"`: what they see depends on their toolset.
- */
-export function toolsListResult(
-  backend: FrontBackend,
-  session: SessionInfo,
-  serverInfoJson: string,
-): string | undefined {
-  const body = backend.listToolsJson(session);
-  if (body === undefined) return undefined;
-  if (session.era !== 'modern') {
-    return body.meta === undefined
-      ? `{"tools":${body.tools}}`
-      : `{"tools":${body.tools},"_meta":{${body.meta}}}`;
-  }
-  const meta = body.meta === undefined ? '' : `${body.meta},`;
-  return `{"tools":${body.tools},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{${meta}"${SERVER_INFO_META_KEY}":${serverInfoJson}}}`;
-}
-
-/** True when a 2025 client calls a tool of a 2026 server (its input requests need the SDK shim). */
-export function needsShim(backend: FrontBackend, session: SessionInfo, name: string): boolean {
-  return session.era === 'legacy' && backend.eraOfTool(name) === 'modern';
+export function withRetryFields(
+  params: unknown,
+  inputResponses: unknown,
+  requestState: string | undefined,
+): JsonObject {
+  const copy: JsonObject = isJsonObject(params) ? { ...params } : {};
+  if (inputResponses !== undefined) copy['inputResponses'] = inputResponses;
+  if (requestState !== undefined) copy['requestState'] = requestState;
+  return copy;
 }
 
 /**
@@ -169,4 +285,9 @@ export class ControllerPool {
     if (controller.signal.aborted || this.free.length >= this.size) return;
     if (getEventListeners(controller.signal, 'abort').length === 0) this.free.push(controller);
   }
+}
+
+/** True when a 2025 client calls a tool of a 2026 server (its input requests need the SDK shim). */
+export function needsShim(backend: FrontBackend, session: SessionInfo, name: string): boolean {
+  return session.era === 'legacy' && backend.eraOfTool(name) === 'modern';
 }

@@ -5,11 +5,34 @@ import {
   createMcpHandler,
   isLegacyRequest,
 } from '@modelcontextprotocol/server';
+import type { RpcResponse } from '../mcp/json-rpc.js';
+import {
+  beforeInitializeAnswer,
+  checkMessage,
+  parseErrorAnswer,
+  tooLargeAnswer,
+} from './answers.js';
 import type { FrontBackend } from './backend.js';
+import { SessionEventStore } from './event-store.js';
 import type { FrontHub } from './hub.js';
-import { createFrontServer } from './sdk-server.js';
-import { RPC_ERROR, invalidMessageReason, isJsonObject } from '../mcp/json-rpc.js';
 import { HttpFastPath } from './http-fast-path.js';
+import { createFrontServer } from './sdk-server.js';
+
+/** Bounds of the HTTP front; see the config's `http` section. */
+export interface McpEndpointLimits {
+  /** The largest request body accepted (bytes). */
+  readonly maxBodyBytes: number;
+  /** A 2025 session unused this long is closed (ms). */
+  readonly sessionIdleMs: number;
+  /** Live 2025 sessions per principal; opening one more closes that principal's least recently used. */
+  readonly maxSessionsPerPrincipal: number;
+}
+
+export const DEFAULT_ENDPOINT_LIMITS: McpEndpointLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  sessionIdleMs: 30 * 60_000,
+  maxSessionsPerPrincipal: 64,
+};
 
 /** Options of {@link createMcpEndpoint}. */
 export interface McpEndpointOptions {
@@ -18,6 +41,9 @@ export interface McpEndpointOptions {
   readonly onerror?: (error: Error) => void;
   /** Answer tools/call without the SDK's request machinery when possible. Default true. */
   readonly fastPath?: boolean;
+  readonly limits?: Partial<McpEndpointLimits>;
+  /** Clock, injectable for tests. */
+  readonly now?: () => number;
 }
 
 /** The `/mcp` endpoint: a fetch handler for both eras. */
@@ -26,6 +52,8 @@ export interface McpEndpoint {
   fetch(request: Request, principal: string | undefined): Promise<Response>;
   /** Live 2025 sessions. */
   readonly sessionCount: number;
+  /** Closes the 2025 sessions idle past the limit (also done on a timer). */
+  expireIdle(): Promise<number>;
   /** Ends every session. */
   close(): Promise<void>;
 }
@@ -33,19 +61,30 @@ export interface McpEndpoint {
 interface LegacySession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
+  readonly events: SessionEventStore;
+  readonly principal: string;
+  lastUsed: number;
 }
+
+/** How often idle sessions are looked for. */
+const SWEEP_EVERY_MS = 60_000;
+/** The `retry` (ms) SSE streams announce to clients that reconnect. */
+const SSE_RETRY_MS = 1_000;
 
 /**
  * Streamable HTTP for clients of both eras at one URL. 2026 requests (those carrying the
  * per-request envelope) go to the SDK's stateless `createMcpHandler`, one front instance per
  * request, change notifications on `subscriptions/listen` streams. 2025 clients get real
- * sessions (`Mcp-Session-Id`, a GET stream for list_changed and server-to-client requests),
- * one SDK transport and front instance per session. Malformed bodies are answered here
- * (-32700, -32600) and a 2025 request without a session that is not `initialize` gets
- * -32600 naming it.
+ * sessions (`Mcp-Session-Id`, a GET stream for list_changed and server-to-client requests,
+ * event ids and a store to resume streams with `Last-Event-ID`), one SDK transport and
+ * front instance per session; sessions expire when idle and are bounded per principal.
+ * Bodies are bounded; malformed ones and a 2025 request before `initialize` are answered
+ * here with the protocol-level answers of `answers.ts`.
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const { backend, hub } = options;
+  const limits = { ...DEFAULT_ENDPOINT_LIMITS, ...options.limits };
+  const now = options.now ?? Date.now;
   const sessions = new Map<string, LegacySession>();
   const onerror = options.onerror ?? (() => undefined);
   const fast = options.fastPath === false ? undefined : new HttpFastPath(backend);
@@ -65,12 +104,40 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   );
   hub.addPublisher(modern);
 
+  const closeSession = async (id: string): Promise<void> => {
+    const session = sessions.get(id);
+    if (session === undefined) return;
+    sessions.delete(id);
+    await session.transport.close().catch(() => undefined);
+  };
+
+  /** Makes room for one more session of `principal`. */
+  const bound = async (principal: string): Promise<void> => {
+    const mine = [...sessions.entries()].filter(([, session]) => session.principal === principal);
+    if (mine.length < limits.maxSessionsPerPrincipal) return;
+    mine.sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    const excess = mine.length - limits.maxSessionsPerPrincipal + 1;
+    await Promise.all(mine.slice(0, excess).map(([id]) => closeSession(id)));
+  };
+
+  const expireIdle = async (): Promise<number> => {
+    const cutoff = now() - limits.sessionIdleMs;
+    const idle = [...sessions.entries()].filter(([, session]) => session.lastUsed < cutoff);
+    await Promise.all(idle.map(([id]) => closeSession(id)));
+    return idle.length;
+  };
+  const sweeper = setInterval(() => void expireIdle(), SWEEP_EVERY_MS);
+  sweeper.unref();
+
   const openSession = async (
     request: Request,
     body: unknown,
     principal: string | undefined,
   ): Promise<Response> => {
     await backend.ready();
+    const owner = principal ?? '';
+    await bound(owner);
+    const events = new SessionEventStore();
     // Declared before the server so that the hub can ask for the session id once known.
     // eslint-disable-next-line prefer-const
     let transport: WebStandardStreamableHTTPServerTransport;
@@ -84,8 +151,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     });
     transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore: events,
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.set(id, { transport, server, events, principal: owner, lastUsed: now() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -102,31 +171,39 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     get sessionCount() {
       return sessions.size;
     },
+    expireIdle,
     async fetch(request, principal) {
       const sessionId = request.headers.get('mcp-session-id');
       let body: unknown;
       if (request.method === 'POST') {
-        try {
-          body = await request.json();
-        } catch (error) {
-          return rpcError(400, RPC_ERROR.parseError, `Parse error: ${(error as Error).message}`);
-        }
-        const invalid = invalidMessageReason(body);
-        if (invalid !== undefined) {
-          const id =
-            isJsonObject(body) && (typeof body['id'] === 'string' || typeof body['id'] === 'number')
-              ? body['id']
-              : null;
-          return rpcError(400, RPC_ERROR.invalidRequest, `Invalid Request: ${invalid}`, id);
-        }
+        const read = await readBody(request, limits.maxBodyBytes);
+        if (!read.ok) return protocolError(read.status, read.answer);
+        const checked = checkMessage(read.value);
+        if (!checked.ok) return protocolError(400, checked.answer);
+        body = checked.message;
       }
       if (sessionId !== null) {
         const session = sessions.get(sessionId);
-        if (session === undefined) return rpcError(404, -32001, 'Session not found');
+        if (session === undefined || session.principal !== (principal ?? ''))
+          return Response.json(
+            { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+            { status: 404 },
+          );
+        session.lastUsed = now();
         const answered =
           body === undefined
             ? undefined
-            : fast?.take(request, body, { id: sessionId, server: session.server }, principal);
+            : fast?.take(
+                request,
+                body,
+                {
+                  id: sessionId,
+                  server: session.server,
+                  events: session.events,
+                  logLevel: () => hub.logLevelOf(session.server),
+                },
+                principal,
+              );
         if (answered !== undefined) return answered;
         return session.transport.handleRequest(
           request,
@@ -143,11 +220,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         if (typeof message.method === 'string' && message.id !== undefined) {
           const id =
             typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-          return rpcError(
+          return protocolError(
             400,
-            RPC_ERROR.invalidRequest,
-            `Invalid Request: "${message.method}" before initialize; send initialize first (no Mcp-Session-Id)`,
-            id,
+            beforeInitializeAnswer(id, message.method, 'send initialize first (no Mcp-Session-Id)'),
           );
         }
       }
@@ -159,6 +234,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       });
     },
     async close() {
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(open.map((session) => session.transport.close().catch(() => undefined)));
@@ -167,13 +243,41 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   };
 }
 
-function rpcError(
-  status: number,
-  code: number,
-  message: string,
-  id: string | number | null = null,
-): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id }, { status });
+type BodyRead =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly status: number; readonly answer: RpcResponse };
+
+/**
+ * The request's JSON body, read up to `limit` bytes: a larger one is refused (413) without
+ * being read whole, whatever its `Content-Length` claims.
+ */
+async function readBody(request: Request, limit: number): Promise<BodyRead> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > limit) return { ok: false, status: 413, answer: tooLargeAnswer(limit) };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, status: 413, answer: tooLargeAnswer(limit) };
+      }
+      chunks.push(value);
+    }
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch (error) {
+    return { ok: false, status: 400, answer: parseErrorAnswer(error) };
+  }
+}
+
+function protocolError(status: number, answer: RpcResponse): Response {
+  return Response.json(answer, { status });
 }
 
 function chain(first: (() => void) | undefined, second: () => void): () => void {

@@ -1,34 +1,36 @@
 import type { Server } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import { envelopeVersion } from '../mcp/era.js';
+import type { DynamicMethod } from '../mcp/dynamic-wire.js';
+import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from '../mcp/dynamic-wire.js';
+import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
+import { toJsonRpcError } from '../mcp/rpc-errors.js';
+import { errorLine, httpStatusOf, resultLine } from './answers.js';
+import type { DynamicReply, FrontBackend } from './backend.js';
+import type { ClientLink } from './call.js';
 import {
   ControllerPool,
-  failureLine,
+  callTool,
   legacySession,
   modernSession,
   needsShim,
-  progressLine,
   progressTokenOf,
-  relayThrough,
-  resultLine,
 } from './call.js';
-import type { DynamicMethod } from '../mcp/dynamic-wire.js';
-import {
-  DYNAMIC_ERROR,
-  TOOLS_ANNOTATIONS_METHOD,
-  TOOLS_RESOLVE_METHOD,
-} from '../mcp/dynamic-wire.js';
-import type { DynamicReply, FrontBackend } from './backend.js';
-import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
-import { isJsonObject } from '../mcp/json-rpc.js';
+import type { SessionEventStore } from './event-store.js';
 import type { SessionInfo } from './session.js';
+
+const LOOSE = z.looseObject({});
 
 /** A 2025 session as the fast path sees it. */
 export interface FastSession {
   readonly id: string;
   readonly server: Server;
+  /** Where its streams' events are kept for resumption. */
+  readonly events: SessionEventStore;
+  /** The level its client set with `logging/setLevel`, if it did. */
+  readonly logLevel: () => string | undefined;
 }
-
-const ENCODER = new TextEncoder();
 
 /**
  * The fast path of the HTTP front: a tools/call POST (of an initialized 2025 session, or a
@@ -44,7 +46,9 @@ export class HttpFastPath {
   private readonly inflight = new Map<string, AbortController>();
   private readonly pool = new ControllerPool();
   private readonly serverInfo: JsonObject;
-  private readonly relays = new WeakMap<Server, ReturnType<typeof relayThrough>>();
+  /** Per 2025 session, its client as seen from a call without a stream of its own. */
+  private readonly links = new WeakMap<Server, ClientLink>();
+  private streams = 0;
 
   constructor(private readonly backend: FrontBackend) {
     this.serverInfo = { ...backend.serverInfo };
@@ -96,7 +100,16 @@ export class HttpFastPath {
     const version = request.headers.get('mcp-protocol-version');
     if (session !== undefined) {
       if (envelopeVersion(params) !== undefined) return undefined;
-      const info = legacySession(session.server, 'http', session.id, principal);
+      const info = legacySession(
+        {
+          protocolVersion: session.server.getNegotiatedProtocolVersion(),
+          clientInfo: session.server.getClientVersion(),
+          clientCapabilities: session.server.getClientCapabilities(),
+        },
+        'http',
+        session.id,
+        principal,
+      );
       if (
         info.protocolVersion === undefined ||
         (version !== null && version !== info.protocolVersion)
@@ -137,21 +150,13 @@ export class HttpFastPath {
         signal: controller.signal,
       });
     } catch (error) {
-      return jsonResponse(failureLine(id, error), 200, session);
+      return errorResponseOf(id, error, session);
     } finally {
       release();
     }
     if (reply.ok)
       return jsonResponse(resultLine(id, reply.result, session, this.serverInfo), 200, session);
-    const status =
-      session.era === 'modern' && reply.error.code === DYNAMIC_ERROR.missingClientCapability
-        ? 400
-        : 200;
-    return jsonResponse(
-      JSON.stringify({ jsonrpc: '2.0', id, error: reply.error }),
-      status,
-      session,
-    );
+    return jsonResponse(errorLine(id, reply.error), httpStatusOf(reply.error, session), session);
   }
 
   private call(
@@ -165,44 +170,64 @@ export class HttpFastPath {
     const { controller, release } = this.track(request, id, fastSession);
     const headers: Record<string, string> = {};
     if (fastSession !== undefined) headers['mcp-session-id'] = fastSession.id;
-    let emit: ((line: string) => void) | undefined;
-    const finished = this.backend
-      .callTool({
-        params,
-        session,
-        signal: controller.signal,
-        progress: token === undefined ? undefined : (update) => emit?.(progressLine(token, update)),
-        relay: fastSession === undefined ? undefined : this.relay(fastSession.server),
-      })
+    // Progress asked for: the answer is an SSE stream carrying the notifications, then the
+    // response; otherwise JSON, and a 2025 session's log messages go to its GET stream.
+    const stream =
+      token === undefined
+        ? undefined
+        : new SseStream(fastSession?.events, `fast-${++this.streams}`);
+    const link: ClientLink =
+      stream === undefined
+        ? this.sessionLink(fastSession)
+        : stream.link(this.sessionLink(fastSession));
+    const finished = callTool(this.backend, { params, session, signal: controller.signal, link })
       .then(
-        (result) => resultLine(id, result, session, this.serverInfo),
-        (error: unknown) => failureLine(id, error),
+        (result) => ({ line: resultLine(id, result, session, this.serverInfo), status: 200 }),
+        (error: unknown) => {
+          const rpc = toJsonRpcError(error);
+          return { line: errorLine(id, rpc), status: httpStatusOf(rpc, session) };
+        },
       )
       .finally(release);
-    if (token === undefined) {
+    if (stream === undefined) {
       return finished.then(
-        (line) =>
+        ({ line, status }) =>
           new Response(line, {
-            status: 200,
+            status,
             headers: { ...headers, 'content-type': 'application/json' },
           }),
       );
     }
-    // Progress asked for: an SSE stream carrying the notifications, then the response.
-    const stream = new ReadableStream<Uint8Array>({
-      start(sink) {
-        emit = (line) => sink.enqueue(ENCODER.encode(`event: message\ndata: ${line}\n\n`));
-        void finished.then((line) => {
-          if (!controller.signal.aborted) emit?.(line);
-          emit = undefined;
-          sink.close();
-        });
-      },
-    });
-    return new Response(stream, {
+    void finished.then(({ line }) => stream.finish(line));
+    return new Response(stream.readable, {
       status: 200,
       headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
     });
+  }
+
+  /**
+   * A 2025 session's client outside any stream of a request: requests and notifications go
+   * through its front instance (on its GET stream); a 2026 client has no such channel.
+   */
+  private sessionLink(fastSession: FastSession | undefined): ClientLink {
+    if (fastSession === undefined) return NO_CHANNEL;
+    let link = this.links.get(fastSession.server);
+    if (link === undefined) {
+      const { server } = fastSession;
+      link = {
+        notify: (method, params) => {
+          void server.notification({ method, params }).catch(() => undefined);
+        },
+        request: (request, signal) =>
+          server.request({ method: request.method, params: request.params }, LOOSE, {
+            signal,
+            timeout: 600_000,
+          }),
+        logLevel: fastSession.logLevel,
+      };
+      this.links.set(fastSession.server, link);
+    }
+    return link;
   }
 
   /**
@@ -241,15 +266,87 @@ export class HttpFastPath {
     );
     return new Response(null, { status: 202 });
   }
+}
 
-  private relay(server: Server): ReturnType<typeof relayThrough> {
-    let relay = this.relays.get(server);
-    if (relay === undefined) {
-      relay = relayThrough(server);
-      this.relays.set(server, relay);
-    }
-    return relay;
+/** A client with no channel outside its requests (a 2026 client answered with JSON). */
+const NO_CHANNEL: ClientLink = {
+  notify: () => undefined,
+  request: undefined,
+  logLevel: () => undefined,
+};
+
+const ENCODER = new TextEncoder();
+
+/**
+ * The SSE answer of one request: its notifications, then its response. Every event is kept
+ * in the session's event store when there is one (ids let the client resume with
+ * `Last-Event-ID`); writes after the client went away or after the end are dropped, never
+ * thrown (a closed stream must not take the gateway down).
+ */
+class SseStream {
+  readonly readable: ReadableStream<Uint8Array>;
+  private sink: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private open = true;
+
+  constructor(
+    private readonly events: SessionEventStore | undefined,
+    private readonly streamId: string,
+  ) {
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (sink) => {
+        this.sink = sink;
+      },
+      cancel: () => {
+        this.open = false;
+      },
+    });
   }
+
+  /** The request's client: notifications on this stream, the rest through `session`. */
+  link(session: ClientLink): ClientLink {
+    return {
+      notify: (method, params) => this.send({ jsonrpc: '2.0', method, params }),
+      request: session.request,
+      logLevel: () => session.logLevel(),
+    };
+  }
+
+  /** Sends the response and ends the stream. */
+  finish(line: string): void {
+    this.write(line, JSON.parse(line) as JsonObject);
+    this.open = false;
+    try {
+      this.sink?.close();
+    } catch {
+      // The client already went away.
+    }
+  }
+
+  private send(message: JsonObject): void {
+    this.write(JSON.stringify(message), message);
+  }
+
+  private write(line: string, message: JsonObject): void {
+    const id = this.events?.store(this.streamId, message as never);
+    if (!this.open || this.sink === undefined) return;
+    try {
+      this.sink.enqueue(
+        ENCODER.encode(
+          id === undefined
+            ? `event: message\ndata: ${line}\n\n`
+            : `id: ${id}\nevent: message\ndata: ${line}\n\n`,
+        ),
+      );
+    } catch {
+      this.open = false;
+    }
+  }
+}
+
+/** An error answer for what a request threw. */
+function errorResponseOf(id: RpcId, error: unknown, session: SessionInfo): Response {
+  const rpc = toJsonRpcError(error);
+  return jsonResponse(errorLine(id, rpc), httpStatusOf(rpc, session), session);
 }
 
 /** A JSON-RPC response as JSON, with the session id of a 2025 session. */

@@ -2,14 +2,22 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { Era } from '../mcp/era.js';
 import type { ChangeKind } from './backend.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
+import { logPasses } from './logging.js';
 import type { FrontKind } from './session.js';
+
+/** What a front instance's client asked for, kept as the requests come. */
+export interface InstanceState {
+  /** Resource URIs its client subscribed to (2025). */
+  readonly subscriptions: Set<string>;
+  /** The level its client set with `logging/setLevel` (2025), if it did. */
+  logLevel: string | undefined;
+}
 
 /** What the hub knows of one live front instance. */
 export interface TrackedInstance {
   readonly era: Era;
   readonly front: FrontKind;
-  /** Resource URIs its client subscribed to (2025). */
-  readonly subscriptions: ReadonlySet<string>;
+  readonly state: InstanceState;
   /** Its session (2025 HTTP: `Mcp-Session-Id`, once initialized) or connection id. */
   readonly sessionId?: () => string | undefined;
 }
@@ -125,19 +133,28 @@ export class FrontHub {
     const uri = params['uri'];
     if (typeof uri !== 'string') return;
     for (const [server, instance] of this.instances) {
-      if (instance.era === 'modern' || instance.subscriptions.has(uri)) {
+      if (instance.era === 'modern' || instance.state.subscriptions.has(uri)) {
         void server.sendResourceUpdated({ ...params, uri }).catch(() => undefined);
       }
     }
     for (const publisher of this.publishers) publisher.notify.resourceUpdated(uri);
   }
 
-  /** A server's log message, to each 2025 client at the level it set. */
+  /**
+   * A server's log message that no call was waiting for (a call's own messages go to its
+   * client only, through the call's link): to each 2025 client that asked for messages with
+   * `logging/setLevel`, at the level it set. Clients that did not ask get none.
+   */
   log(params: JsonObject): void {
     for (const [server, instance] of this.instances) {
-      if (instance.era !== 'legacy') continue;
-      void server.sendLoggingMessage(params as never).catch(() => undefined);
+      if (instance.era !== 'legacy' || !logPasses(params, instance.state.logLevel)) continue;
+      void server.notification({ method: 'notifications/message', params }).catch(() => undefined);
     }
+  }
+
+  /** The level the client of a tracked instance set with `logging/setLevel`, if any. */
+  logLevelOf(server: Server): string | undefined {
+    return this.instances.get(server)?.state.logLevel;
   }
 
   /** Sends what is pending now. */

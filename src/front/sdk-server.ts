@@ -1,19 +1,26 @@
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type {
+  HandlerResultTypeMap,
+  InputRequests,
+  RequestMethod,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import { ProtocolError, Server, inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { ServerRequestRelay } from '../mcp/relay.js';
 import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from '../mcp/dynamic-wire.js';
 import type { Era } from '../mcp/era.js';
 import {
-  PROTOCOL_VERSION_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
 } from '../mcp/era.js';
-import { toProtocolError } from '../mcp/rpc-errors.js';
-import type { FrontBackend, FrontRequest } from './backend.js';
-import type { FrontHub } from './hub.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
+import { toProtocolError } from '../mcp/rpc-errors.js';
+import type { FrontBackend, FrontRequest } from './backend.js';
+import type { ClientLink, Incoming } from './call.js';
+import { callOther, callTool, legacySession, withRetryFields } from './call.js';
+import type { FrontHub, InstanceState } from './hub.js';
+import { isLogLevel } from './logging.js';
 import type { FrontKind, SessionInfo } from './session.js';
 
 const LOOSE = z.looseObject({});
@@ -37,28 +44,34 @@ export interface FrontServerOptions {
 }
 
 /**
+ * A result relayed as the gateway received it: every field a server sent is kept, so it is
+ * wider than the SDK's type for the method; the SDK encodes it for the client's era.
+ */
+function relayed<M extends RequestMethod>(_method: M, result: JsonObject): HandlerResultTypeMap[M] {
+  return result as HandlerResultTypeMap[M];
+}
+
+/**
  * The front server for one connection (stdio), 2025 HTTP session or 2026 HTTP request: the
  * SDK's low-level `Server`, with handlers over the gateway for tools, prompts, resources,
- * completions and logging. Every handler relays what servers sent without dropping fields;
- * errors become JSON-RPC errors through the one table in `errors.ts`. A downstream
+ * completions and logging. Every request goes in through `call.ts`, as on the fast paths.
+ * Errors become JSON-RPC errors through the one table in `mcp/rpc-errors.ts`. A downstream
  * `input_required` result is returned with `inputRequired()`, so 2026 clients get it as is
  * and 2025 clients through the SDK's shim (real elicitation requests).
  */
 export function createFrontServer(backend: FrontBackend, options: FrontServerOptions): Server {
   const instructions = backend.instructions();
+  const capabilities = backend.capabilities();
   const server = new Server(
     { ...backend.serverInfo },
-    instructions === undefined
-      ? { capabilities: backend.capabilities() }
-      : { capabilities: backend.capabilities(), instructions },
+    instructions === undefined ? { capabilities } : { capabilities, instructions },
   );
-  const subscriptions = new Set<string>();
-  const sessionOf = (ctx: ServerContext): SessionInfo => frontSession(server, ctx, options);
-  const requestOf = (params: unknown, ctx: ServerContext): FrontRequest => ({
-    params: isJsonObject(params) ? params : {},
-    session: sessionOf(ctx),
+  const state: InstanceState = { subscriptions: new Set<string>(), logLevel: undefined };
+  const incoming = (params: unknown, ctx: ServerContext, link: ClientLink): Incoming => ({
+    params: withRetryFields(params, ctx.mcpReq.inputResponses, ctx.mcpReq.requestState()),
+    session: frontSession(server, ctx, options),
     signal: ctx.mcpReq.signal,
-    relay: options.era === 'legacy' ? relayTo(ctx) : undefined,
+    link,
   });
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -67,97 +80,83 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
       throw toProtocolError(error);
     }
   };
-  const complete = (result: JsonObject) => {
-    if (result['resultType'] === 'input_required') {
-      return inputRequired({
-        inputRequests: result['inputRequests'] as never,
-        ...(typeof result['requestState'] === 'string'
-          ? { requestState: result['requestState'] }
-          : {}),
-      });
-    }
-    return result;
+  /** A request that may end in `input_required`, through the call module. */
+  const relayedCall = async (
+    params: unknown,
+    ctx: ServerContext,
+    run: (incoming: Incoming) => Promise<JsonObject>,
+  ): Promise<JsonObject> => {
+    const link = new SdkLink(ctx, options.era, state);
+    const result = await guard(() => run(incoming(params, ctx, link)));
+    // Notifications sent through the SDK take a few asynchronous steps: the result must not
+    // overtake the last one (the client drops progress for finished requests).
+    await link.drained();
+    return complete(result);
   };
+  const other =
+    (run: (request: FrontRequest) => Promise<JsonObject>) =>
+    (params: unknown, ctx: ServerContext): Promise<JsonObject> =>
+      relayedCall(params, ctx, (request) => callOther(run, request));
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     await backend.ready();
-    const listing = backend.listTools(sessionOf(ctx));
-    return (
+    const listing = backend.listTools(frontSession(server, ctx, options));
+    const result: JsonObject =
       listing.meta === undefined
         ? { tools: listing.tools }
-        : { tools: listing.tools, _meta: listing.meta }
-    ) as never;
+        : { tools: listing.tools, _meta: listing.meta };
+    return relayed('tools/list', result);
   });
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    guard(async () => {
-      const token = ctx.mcpReq._meta?.progressToken;
-      const params: JsonObject = { ...(request.params as JsonObject) };
-      if (ctx.mcpReq.inputResponses !== undefined)
-        params['inputResponses'] = ctx.mcpReq.inputResponses;
-      const state = ctx.mcpReq.requestState();
-      if (state !== undefined) params['requestState'] = state;
-      // Progress sent through the SDK takes a few asynchronous steps: the result must not
-      // overtake the last notification (the client drops progress for finished requests).
-      const sent: Promise<unknown>[] = [];
-      const result = await backend.callTool({
-        params,
-        session: sessionOf(ctx),
-        signal: ctx.mcpReq.signal,
-        progress:
-          token === undefined
-            ? undefined
-            : (progress) => {
-                sent.push(
-                  ctx.mcpReq
-                    .notify({
-                      method: 'notifications/progress',
-                      params: { ...progress, progressToken: token },
-                    })
-                    .catch(() => undefined),
-                );
-              },
-        relay: options.era === 'legacy' ? relayTo(ctx) : undefined,
-      });
-      await Promise.all(sent);
-      return complete(result) as never;
-    }),
+  server.setRequestHandler('tools/call', async (request, ctx) =>
+    relayed(
+      'tools/call',
+      await relayedCall(request.params, ctx, (call) => callTool(backend, call)),
+    ),
   );
   server.setRequestHandler('prompts/list', async () => {
     await backend.ready();
-    return { prompts: backend.listPrompts() as never };
+    return relayed('prompts/list', { prompts: backend.listPrompts() });
   });
-  server.setRequestHandler('prompts/get', (request, ctx) =>
-    guard(async () => complete(await backend.getPrompt(requestOf(request.params, ctx))) as never),
+  const getPrompt = other((request) => backend.getPrompt(request));
+  server.setRequestHandler('prompts/get', async (request, ctx) =>
+    relayed('prompts/get', await getPrompt(request.params, ctx)),
   );
   server.setRequestHandler('resources/list', async () => {
     await backend.ready();
-    return { resources: backend.listResources() as never };
+    return relayed('resources/list', { resources: backend.listResources() });
   });
   server.setRequestHandler('resources/templates/list', async () => {
     await backend.ready();
-    return { resourceTemplates: backend.listResourceTemplates() as never };
+    return relayed('resources/templates/list', {
+      resourceTemplates: backend.listResourceTemplates(),
+    });
   });
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    guard(
-      async () => complete(await backend.readResource(requestOf(request.params, ctx))) as never,
-    ),
+  const readResource = other((request) => backend.readResource(request));
+  server.setRequestHandler('resources/read', async (request, ctx) =>
+    relayed('resources/read', await readResource(request.params, ctx)),
   );
-  server.setRequestHandler('resources/subscribe', (request, ctx) =>
-    guard(async () => {
-      const result = await backend.subscribeResource(requestOf(request.params, ctx));
-      subscriptions.add(request.params.uri);
-      return result as never;
-    }),
+  const subscribe = other((request) => backend.subscribeResource(request));
+  server.setRequestHandler('resources/subscribe', async (request, ctx) => {
+    const result = await subscribe(request.params, ctx);
+    state.subscriptions.add(request.params.uri);
+    return relayed('resources/subscribe', result);
+  });
+  const unsubscribe = other((request) => backend.unsubscribeResource(request));
+  server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
+    state.subscriptions.delete(request.params.uri);
+    return relayed('resources/unsubscribe', await unsubscribe(request.params, ctx));
+  });
+  const complete_ = other((request) => backend.complete(request));
+  server.setRequestHandler('completion/complete', async (request, ctx) =>
+    relayed('completion/complete', await complete_(request.params, ctx)),
   );
-  server.setRequestHandler('resources/unsubscribe', (request, ctx) =>
-    guard(async () => {
-      subscriptions.delete(request.params.uri);
-      return (await backend.unsubscribeResource(requestOf(request.params, ctx))) as never;
-    }),
-  );
-  server.setRequestHandler('completion/complete', (request, ctx) =>
-    guard(async () => (await backend.complete(requestOf(request.params, ctx))) as never),
-  );
+  if (isJsonObject(capabilities['logging'])) {
+    // The level is hintgate's to keep: servers' messages are routed per session (see `hub.ts`).
+    server.setRequestHandler('logging/setLevel', (request) => {
+      if (isLogLevel(request.params.level)) state.logLevel = request.params.level;
+      return relayed('logging/setLevel', {});
+    });
+  }
   // Dynamic annotations: `tools/annotations` (the proposal) and `tools/resolve` (the
   // tool-resolution extension), answered by the gateway without calling the tool.
   for (const method of [TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD] as const) {
@@ -167,7 +166,7 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
         return backend.resolveAnnotations({
           method,
           params: isJsonObject(params) ? params : {},
-          session: sessionOf(ctx),
+          session: frontSession(server, ctx, options),
           signal: ctx.mcpReq.signal,
         });
       });
@@ -179,19 +178,53 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
     options.hub.track(server, {
       era: options.era,
       front: options.front,
-      subscriptions,
+      state,
       sessionId: options.sessionId ?? (() => options.connectionId),
     });
   return server;
 }
 
-/** Sends a downstream's server-to-client request to this (2025) client. */
-function relayTo(ctx: ServerContext): ServerRequestRelay {
-  return (request, signal) =>
-    ctx.mcpReq.send({ method: request.method, params: request.params }, LOOSE, {
-      signal,
-      timeout: 600_000,
-    });
+/** A downstream `input_required` as the SDK returns it (as is for 2026, the shim for 2025). */
+function complete(result: JsonObject): JsonObject {
+  if (result['resultType'] !== 'input_required') return result;
+  return inputRequired({
+    inputRequests: result['inputRequests'] as InputRequests,
+    ...(typeof result['requestState'] === 'string' ? { requestState: result['requestState'] } : {}),
+  });
+}
+
+/** The client of one SDK handler's request, as the call module sees it. */
+class SdkLink implements ClientLink {
+  readonly request: ClientLink['request'];
+  private readonly pending: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly ctx: ServerContext,
+    era: Era,
+    private readonly state: InstanceState,
+  ) {
+    this.request =
+      era === 'legacy'
+        ? (request, signal) =>
+            ctx.mcpReq.send({ method: request.method, params: request.params }, LOOSE, {
+              signal,
+              timeout: 600_000,
+            })
+        : undefined;
+  }
+
+  notify(method: string, params: JsonObject): void {
+    this.pending.push(this.ctx.mcpReq.notify({ method, params }).catch(() => undefined));
+  }
+
+  logLevel(): string | undefined {
+    return this.state.logLevel;
+  }
+
+  /** Resolves once every notification sent so far is on its way. */
+  drained(): Promise<unknown> {
+    return Promise.all(this.pending);
+  }
 }
 
 /** The session a handler serves: from `initialize` (2025) or the request's envelope (2026). */
@@ -215,13 +248,14 @@ function frontSession(
       principal: options.principal,
     };
   }
-  return {
-    id: ctx.sessionId ?? options.connectionId,
-    front: options.front,
-    era: 'legacy',
-    protocolVersion: server.getNegotiatedProtocolVersion?.() ?? undefined,
-    clientInfo: server.getClientVersion(),
-    clientCapabilities: server.getClientCapabilities(),
-    principal: options.principal,
-  };
+  return legacySession(
+    {
+      protocolVersion: server.getNegotiatedProtocolVersion?.() ?? undefined,
+      clientInfo: server.getClientVersion(),
+      clientCapabilities: server.getClientCapabilities(),
+    },
+    options.front,
+    ctx.sessionId ?? options.connectionId,
+    options.principal,
+  );
 }

@@ -1,22 +1,16 @@
 import type { Server } from '@modelcontextprotocol/server';
-import type { ServerRequestRelay } from '../mcp/relay.js';
+import * as z from 'zod';
 import { envelopeVersion } from '../mcp/era.js';
-import {
-  ControllerPool,
-  failureLine,
-  modernSession,
-  needsShim,
-  progressLine,
-  progressTokenOf,
-  relayThrough,
-  resultLine,
-  toolsListResult,
-} from './call.js';
 import type { DynamicMethod } from '../mcp/dynamic-wire.js';
 import { TOOLS_ANNOTATIONS_METHOD, TOOLS_RESOLVE_METHOD } from '../mcp/dynamic-wire.js';
-import type { FrontBackend } from './backend.js';
 import type { JsonObject, RpcId, RpcRequest } from '../mcp/json-rpc.js';
+import { failureLine, notificationLine, resultLine, toolsListResult } from './answers.js';
+import type { FrontBackend } from './backend.js';
+import type { ClientLink } from './call.js';
+import { ControllerPool, callTool, modernSession, needsShim } from './call.js';
 import type { SessionInfo } from './session.js';
+
+const LOOSE = z.looseObject({});
 
 /**
  * The fast path of the stdio front: tools/call (and tools/list, tools/annotations and
@@ -33,15 +27,34 @@ export class FastPath {
   private readonly pool = new ControllerPool();
   private readonly serverInfo: JsonObject;
   private readonly serverInfoJson: string;
-  private relayFor: { server: Server; relay: ServerRequestRelay } | undefined;
+  /** The connection's client, for 2025 requests (it can be sent requests) and 2026 ones. */
+  private readonly legacyLink: ClientLink;
+  private readonly modernLink: ClientLink;
 
   constructor(
     private readonly backend: FrontBackend,
     private readonly write: (line: string) => void,
-    private readonly legacyServer: () => Server | undefined,
+    legacyServer: () => Server | undefined,
+    logLevel: () => string | undefined,
   ) {
     this.serverInfo = { ...backend.serverInfo };
     this.serverInfoJson = JSON.stringify(this.serverInfo);
+    const notify = (method: string, params: JsonObject) =>
+      this.write(notificationLine(method, params));
+    this.modernLink = { notify, request: undefined, logLevel: () => undefined };
+    this.legacyLink = {
+      notify,
+      logLevel,
+      request: (request, signal) => {
+        const server = legacyServer();
+        if (server === undefined)
+          return Promise.reject(new Error('the client has not initialized the connection'));
+        return server.request({ method: request.method, params: request.params }, LOOSE, {
+          signal,
+          timeout: 600_000,
+        });
+      },
+    };
   }
 
   /**
@@ -100,19 +113,11 @@ export class FastPath {
     const { id } = request;
     const controller = this.pool.acquire();
     this.inflight.set(id, controller);
-    const token = progressTokenOf(params);
-    const progress =
-      token === undefined
-        ? undefined
-        : (update: JsonObject) => {
-            if (!controller.signal.aborted) this.write(progressLine(token, update));
-          };
-    const called = this.backend.callTool({
+    const called = callTool(this.backend, {
       params,
       session,
       signal: controller.signal,
-      progress,
-      relay: session.era === 'legacy' ? this.relay() : undefined,
+      link: session.era === 'legacy' ? this.legacyLink : this.modernLink,
     });
     this.answer(id, controller, called, (result) =>
       resultLine(id, result, session, this.serverInfo),
@@ -164,13 +169,5 @@ export class FastPath {
         if (this.inflight.get(id) === controller) this.inflight.delete(id);
         this.pool.release(controller);
       });
-  }
-
-  /** One relay per connection: the instance and its client's capabilities do not change. */
-  private relay(): ServerRequestRelay | undefined {
-    const server = this.legacyServer();
-    if (server === undefined) return undefined;
-    if (this.relayFor?.server !== server) this.relayFor = { server, relay: relayThrough(server) };
-    return this.relayFor.relay;
   }
 }

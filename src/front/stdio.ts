@@ -6,14 +6,9 @@ import type { FrontBackend } from './backend.js';
 import type { FrontHub } from './hub.js';
 import { createFrontServer } from './sdk-server.js';
 import type { JsonObject, RpcId, RpcMessage } from '../mcp/json-rpc.js';
-import {
-  RPC_ERROR,
-  errorResponse,
-  invalidMessageReason,
-  isJsonObject,
-  isRpcRequest,
-} from '../mcp/json-rpc.js';
-import { LineReader, LineWriter } from '../mcp/line-framing.js';
+import { isJsonObject, isRpcRequest } from '../mcp/json-rpc.js';
+import { LineReader, LineWriter, MAX_LINE_BYTES } from '../mcp/line-framing.js';
+import { beforeInitializeAnswer, parseMessage, tooLargeAnswer } from './answers.js';
 import { envelopeVersion } from '../mcp/era.js';
 import type { SessionInfo } from './session.js';
 import { emptySession } from './session.js';
@@ -112,6 +107,10 @@ export class FrontStdioTransport implements Transport {
             options.backend,
             (line) => this.writer.write(line),
             () => this.legacyServer,
+            () =>
+              this.legacyServer === undefined
+                ? undefined
+                : options.hub.logLevelOf(this.legacyServer),
           );
   }
 
@@ -130,14 +129,7 @@ export class FrontStdioTransport implements Transport {
 
   private readonly onData = (chunk: Buffer | string): void => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (!this.reader.push(bytes, this.onLine)) {
-      this.reply(
-        errorResponse(null, {
-          code: RPC_ERROR.invalidRequest,
-          message: 'Invalid Request: message longer than 64 MiB',
-        }),
-      );
-    }
+    if (!this.reader.push(bytes, this.onLine)) this.reply(tooLargeAnswer(MAX_LINE_BYTES));
   };
 
   private readonly onEnd = (): void => {
@@ -145,31 +137,9 @@ export class FrontStdioTransport implements Transport {
   };
 
   private readonly onLine = (line: string): void => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      this.reply(
-        errorResponse(null, {
-          code: RPC_ERROR.parseError,
-          message: `Parse error: ${(error as Error).message}`,
-        }),
-      );
-      return;
-    }
-    const invalid = invalidMessageReason(value);
-    if (invalid !== undefined) {
-      const id = isJsonObject(value) ? value['id'] : undefined;
-      const replyId = typeof id === 'string' || typeof id === 'number' ? id : null;
-      this.reply(
-        errorResponse(replyId, {
-          code: RPC_ERROR.invalidRequest,
-          message: `Invalid Request: ${invalid}`,
-        }),
-      );
-      return;
-    }
-    this.receive(value as RpcMessage);
+    const received = parseMessage(line);
+    if (received.ok) this.receive(received.message as unknown as RpcMessage);
+    else this.reply(received.answer);
   };
 
   private receive(message: RpcMessage): void {
@@ -181,10 +151,11 @@ export class FrontStdioTransport implements Transport {
           this.initializeParams = message.params;
         } else if (!BEFORE_INITIALIZE.has(message.method)) {
           this.reply(
-            errorResponse(message.id, {
-              code: RPC_ERROR.invalidRequest,
-              message: `Invalid Request: "${message.method}" before initialize; send initialize first (or use the 2026-07-28 per-request envelope)`,
-            }),
+            beforeInitializeAnswer(
+              message.id,
+              message.method,
+              'send initialize first (or use the 2026-07-28 per-request envelope)',
+            ),
           );
           return;
         }

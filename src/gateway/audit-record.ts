@@ -101,7 +101,7 @@ function outcomeOf({ ctx, result, error }: FinishedCall): string {
     return isHintgateError(error, 'DOWNSTREAM_TIMEOUT') ? 'timeout' : 'error';
   }
   if (ctx.trace.stoppedBy === 'rate-limit') return 'rate-limited';
-  if (ctx.trace.outcome !== undefined && ctx.trace.outcome !== 'error') return ctx.trace.outcome;
+  if (ctx.trace.outcome !== undefined) return ctx.trace.outcome;
   if (result?.['resultType'] === 'input_required') return 'input-required';
   return result?.['isError'] === true ? 'tool-error' : 'ok';
 }

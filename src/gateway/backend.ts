@@ -137,16 +137,7 @@ export class GatewayBackend implements FrontBackend {
     ) {
       await this.ready();
     }
-    const ctx = createCallContext(call, this.now());
-    try {
-      return await this.parts.handleCall(ctx);
-    } catch (error) {
-      ctx.trace.outcome = call.signal.aborted ? 'cancelled' : 'error';
-      ctx.trace.error = error instanceof Error ? error.message : String(error);
-      throw error;
-    } finally {
-      ctx.trace.durationMs = this.now() - ctx.trace.startedAt;
-    }
+    return this.parts.handleCall(createCallContext(call, this.now()));
   }
 
   listPrompts(): readonly JsonObject[] {
@@ -227,6 +218,7 @@ export class GatewayBackend implements FrontBackend {
     return this.server(server).request(method, params, {
       signal: request.signal,
       relay: request.relay,
+      onLog: request.log,
       clientCapabilities: request.session.clientCapabilities,
     });
   }

@@ -60,8 +60,10 @@ export function invalidMessageReason(value: unknown): string | undefined {
   if (message['jsonrpc'] !== '2.0') return 'expected "jsonrpc": "2.0"';
   const id = message['id'];
   const hasId = id !== undefined;
-  if (hasId && id !== null && typeof id !== 'string' && typeof id !== 'number') {
-    return '"id" must be a string or a number';
+  if (hasId && id !== null && typeof id !== 'string') {
+    if (typeof id !== 'number') return '"id" must be a string or an integer';
+    // MCP ids are strings or integers; past 2^53 a parsed id is no longer the one sent.
+    if (!Number.isSafeInteger(id)) return '"id" must be a string or an integer below 2^53';
   }
   const method = message['method'];
   if (method !== undefined) {

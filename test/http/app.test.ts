@@ -49,14 +49,14 @@ afterAll(async () => {
   await store.close();
 });
 
-/** The JSON-RPC messages of an SSE or JSON response body. */
+/** The JSON-RPC messages of an SSE or JSON response body (priming events carry none). */
 async function messages(response: Response): Promise<Wire[]> {
   const text = await response.text();
   if (response.headers.get('content-type')?.includes('application/json') === true)
     return [JSON.parse(text) as unknown];
   return text
     .split('\n')
-    .filter((line) => line.startsWith('data: '))
+    .filter((line) => line.startsWith('data: ') && line.slice(6).trim() !== '')
     .map((line): unknown => JSON.parse(line.slice(6)));
 }
 

@@ -8,7 +8,7 @@ import { requireEntry } from './context.js';
  * tool's are refined for the call's arguments (source `dynamic`, with reasons) by its
  * server's own answer, a rule or a built-in classifier, within the bounds of its static
  * annotations; when nothing applies, or its server fails to answer, the listed worst case
- * holds. `trace.dynamic` says which (`server`, `rule`, `classifier`, `none`, `fallback`).
+ * holds; the provenance's reasons say which.
  * Without a resolver, no server is ever asked (rules and classifiers still apply).
  */
 export function annotate(
@@ -22,8 +22,6 @@ export function annotate(
     }
     const found = await resolver.resolve(entry, ctx.params['arguments'], ctx.signal);
     ctx.annotations = found.annotations;
-    ctx.trace['dynamic'] =
-      found.fallback !== undefined ? 'fallback' : (found.resolution?.origin ?? 'none');
     return next();
   };
 }

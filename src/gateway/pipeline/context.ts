@@ -36,9 +36,8 @@ export interface CallTrace {
   refId?: string;
   /** Which step ended the call without forwarding it, if one did. */
   stoppedBy?: string;
-  outcome?: 'ok' | 'tool-error' | 'input-required' | 'denied' | 'error' | 'cancelled';
-  error?: string;
-  durationMs?: number;
+  /** How the call ended, when a step knows better than its result (audit reads it). */
+  outcome?: 'ok' | 'tool-error' | 'input-required' | 'denied';
   /**
    * What became of the call's confirmation: `allow` (none needed), `deny` (policy), or the
    * answer to the question: `approved`, `declined`, `cancelled`, `denied`, `expired`,
@@ -54,7 +53,6 @@ export interface CallTrace {
   cacheHit?: boolean;
   /** The replica that served the call, for servers with several. */
   replica?: string;
-  [key: string]: unknown;
 }
 
 /**
@@ -73,6 +71,8 @@ export interface CallContext {
   readonly signal: AbortSignal;
   readonly progress: ((progress: JsonObject) => void) | undefined;
   readonly relay: ServerRequestRelay | undefined;
+  /** The client's channel for the server's log messages during this call. */
+  readonly log: ((params: JsonObject) => void) | undefined;
   readonly trace: CallTrace;
   /** Set by `resolve`. */
   entry: CatalogEntry | undefined;
@@ -93,6 +93,7 @@ export interface CallInput {
   readonly signal: AbortSignal;
   readonly progress: ((progress: JsonObject) => void) | undefined;
   readonly relay: ServerRequestRelay | undefined;
+  readonly log?: ((params: JsonObject) => void) | undefined;
 }
 
 /** A fresh context for one call. */
@@ -105,6 +106,7 @@ export function createCallContext(input: CallInput, now: number): CallContext {
     signal: input.signal,
     progress: input.progress,
     relay: input.relay,
+    log: input.log,
     trace: { startedAt: now, requested: name },
     entry: undefined,
     annotations: undefined,

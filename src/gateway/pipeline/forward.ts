@@ -75,6 +75,7 @@ export function forward(
       onProgress: ctx.progress,
       clientCapabilities: ctx.session.clientCapabilities,
       relay: ctx.relay,
+      onLog: ctx.log,
     });
     ctx.trace.outcome =
       result['resultType'] === 'input_required'

@@ -15,7 +15,7 @@ export type DownReason = (server: string) => string;
  * any other unknown name, with UNKNOWN_TOOL naming it (JSON-RPC -32602).
  *
  * Meta tools (`equip-toolset`, …) are answered here, by the gateway itself: `ctx.entry`
- * (server `hintgate`) and `ctx.annotations` are set and `trace.metaTool` is true, so that
+ * (server `hintgate`) and `ctx.annotations` are set and `trace.stoppedBy` is `resolve`, so that
  * the steps before this one (audit) record them, and the call does not go on to policy,
  * cache, retry, route or forward (the configuration mode decides whether the model has
  * them at all). Without a `scope` every session sees the whole catalog and no meta tools.
@@ -33,7 +33,6 @@ export function resolve(
       ctx.trace.server = found.entry.server;
       ctx.trace.tool = found.entry.name;
       ctx.trace.refId = found.entry.refId;
-      ctx.trace['metaTool'] = true;
       ctx.trace.stoppedBy = 'resolve';
       const result = await scope.callLocal(ctx);
       ctx.trace.outcome = result['isError'] === true ? 'tool-error' : 'ok';

@@ -55,7 +55,6 @@ describe('resolve with toolsets', () => {
     expect(ctx.trace).toMatchObject({
       server: 'hintgate',
       tool: 'list-saved-toolsets',
-      metaTool: true,
       outcome: 'ok',
     });
   });

@@ -1,0 +1,87 @@
+import type { Client } from '@modelcontextprotocol/client';
+import * as z from 'zod';
+import type { Era } from '../mcp/era.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  neutralResult,
+} from '../mcp/era.js';
+import type { JsonObject } from '../mcp/json-rpc.js';
+import { isJsonObject } from '../mcp/json-rpc.js';
+import { fromClientError } from './errors.js';
+
+/** How a client's request is shaped for a server, and sent through the SDK client. */
+
+const LOOSE_RESULT = z.looseObject({});
+
+/**
+ * A request through the SDK client (everything but tools/call on a spawned server's raw
+ * lane), with its timeout restarted by progress, its result made era-neutral, and what the
+ * client threw turned into a `DownstreamError` naming the server.
+ */
+export async function requestViaClient(
+  client: Client,
+  server: string,
+  method: string,
+  params: JsonObject,
+  options: {
+    timeoutMs: number;
+    signal: AbortSignal | undefined;
+    onProgress: ((p: JsonObject) => void) | undefined;
+  },
+): Promise<JsonObject> {
+  try {
+    const result = await client.request({ method, params }, LOOSE_RESULT, {
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: true,
+      allowInputRequired: true,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onProgress === undefined
+        ? {}
+        : { onprogress: (progress: JsonObject) => options.onProgress?.({ ...progress }) }),
+    });
+    return neutralResult(result);
+  } catch (error) {
+    if (options.signal?.aborted === true) throw options.signal.reason ?? error;
+    throw fromClientError(server, error, method);
+  }
+}
+
+/** The 2026 envelope keys a client's request carries that the downstream side sets itself. */
+const CLIENT_ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+];
+
+/**
+ * A client's request without its own 2026 envelope: the downstream side sets the envelope
+ * of its server's era itself (none for a 2025 server, which also does not get the 2026 log
+ * level).
+ */
+export function withoutClientEnvelope(params: JsonObject, era: Era): JsonObject {
+  const meta = params['_meta'];
+  if (!isJsonObject(meta)) return params;
+  const drop =
+    era === 'legacy' ? [...CLIENT_ENVELOPE_KEYS, LOG_LEVEL_META_KEY] : CLIENT_ENVELOPE_KEYS;
+  if (!drop.some((key) => key in meta)) return params;
+  const rest: JsonObject = { ...meta };
+  for (const key of drop) delete rest[key];
+  const copy: JsonObject = { ...params };
+  if (Object.keys(rest).length === 0) delete copy['_meta'];
+  else copy['_meta'] = rest;
+  return copy;
+}
+
+/** The params without the client's progress token (the downstream side sets its own). */
+export function withoutProgressToken(params: JsonObject): JsonObject {
+  const meta = params['_meta'];
+  if (!isJsonObject(meta) || !('progressToken' in meta)) return params;
+  const { progressToken: _token, ...rest } = meta;
+  const copy: JsonObject = { ...params };
+  if (Object.keys(rest).length === 0) delete copy['_meta'];
+  else copy['_meta'] = rest;
+  return copy;
+}
