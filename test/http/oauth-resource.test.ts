@@ -138,14 +138,20 @@ describe('the HTTP front as an OAuth resource server', () => {
       headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
     });
 
-  it('serves a client with a valid access token, its subject the principal', async () => {
-    const token = await issuer.sign({ sub: 'alice@example', groups: ['staff'] });
+  /** An SDK client of the gateway sending `token`. */
+  const connectWith = async (token: string): Promise<Client> => {
     const client = new Client({ name: 'oauth-test', version: '1' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(listener.url), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );
+    return client;
+  };
+
+  it('serves a client with a valid access token, its subject the principal', async () => {
+    const token = await issuer.sign({ sub: 'alice@example', groups: ['staff'] });
+    const client = await connectWith(token);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('echo_echo');
     const result = await client.callTool({ name: 'echo_echo', arguments: { text: 'hi' } });
@@ -166,12 +172,7 @@ describe('the HTTP front as an OAuth resource server', () => {
 
   it('applies access rules to the groups the token carries', async () => {
     const token = await issuer.sign({ sub: 'rita', groups: ['readers'] });
-    const client = new Client({ name: 'oauth-test', version: '1' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(listener.url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    const client = await connectWith(token);
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('echo_echo');
     await client.close();
   });
