@@ -1,3 +1,6 @@
+import { dirname } from 'node:path';
+import type { Hono } from 'hono';
+import { PrincipalDirectory } from '../gateway/access.js';
 import { createGateway } from '../gateway/gateway.js';
 import type { AdminServer } from '../http/admin.js';
 import type { HttpListener } from '../http/listen.js';
@@ -15,7 +18,10 @@ export interface ServeOptions {
   readonly http?: string;
   /** False with --no-auth. */
   readonly auth: boolean;
+  /** `--token`: visible to every local user (the process's arguments); prefer the file. */
   readonly token?: string;
+  /** `--token-file`: a file holding the token. */
+  readonly tokenFile?: string;
   /** `--store`: a postgres:// URL, overriding the config's `store`. */
   readonly store?: string;
   /** False with --no-fast-path (for measuring the SDK path). */
@@ -46,14 +52,28 @@ export async function runServe(options: ServeOptions): Promise<void> {
           ...(await import('../http/app.js')),
           ...(await import('../front/http-endpoint.js')),
           ...(await import('../http/api/routes.js')),
+          ...(await import('../http/oauth-resource.js')),
         };
   const address = listenAt === undefined ? undefined : http?.parseListenAddress(listenAt);
+  const configDir = dirname(loaded.file);
+  const namedTokens =
+    http === undefined ? [] : http.readNamedTokens(config.http.tokens, process.env, configDir);
+  const principals = new PrincipalDirectory(namedTokens.map((named) => named.principal));
+  const resource =
+    config.http.oauth === undefined ? undefined : http?.oauthResource(config.http.oauth);
   const security =
     address === undefined
       ? undefined
       : http?.httpSecurity({
           host: address.host,
-          token: options.token ?? process.env['HINTGATE_TOKEN'] ?? config.http.token,
+          token:
+            options.tokenFile === undefined
+              ? (options.token ?? process.env['HINTGATE_TOKEN'] ?? config.http.token)
+              : http.readTokenFile(options.tokenFile, process.cwd(), '--token-file'),
+          tokens: namedTokens,
+          ...(resource === undefined
+            ? {}
+            : { verifier: resource.verify, challenge: resource.challenge }),
           authDisabled: !options.auth || !config.http.auth,
           allowedHosts: config.http.allowedHosts,
           allowedOrigins: config.http.allowedOrigins,
@@ -83,6 +103,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     identity: { name: 'hintgate', version: VERSION },
     baseEnv: process.env,
     log: say,
+    principals,
   });
   const started = gateway.start();
 
@@ -118,12 +139,20 @@ export async function runServe(options: ServeOptions): Promise<void> {
         http.createHttpApp({
           endpoint,
           security,
-          routes: http.callApiRoutes({ store, stats: () => gateway.calls.stats() }),
+          routes: [
+            ...http.callApiRoutes({
+              store,
+              stats: () => gateway.calls.stats(),
+              approvers: gateway.access,
+            }),
+            ...(resource === undefined ? [] : [(app: Hono) => resource.mount(app)]),
+          ],
+          onPrincipal: (principal) => principals.remember(principal),
         }),
         address.host,
         address.port,
       );
-      say(`listening on ${listener.url}${security.token === undefined ? ' (no auth)' : ''}`);
+      say(`listening on ${listener.url}${security.authRequired ? '' : ' (no auth)'}`);
     }
   } catch (error) {
     await gateway.close();

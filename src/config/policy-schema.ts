@@ -34,7 +34,7 @@ const ruleFields = {
   elicitation: z.boolean().optional(),
   /**
    * Keep a call waiting in the approval queue until someone decides (true), or answer at once
-   * with "needs approval: run `hintgate approvals approve <id>`" (false); the same call made
+   * with "needs approval", saying where a person approves it (false); the same call made
    * again after the approval goes through.
    */
   waitForApproval: z.boolean().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRINCIPAL_NAME, accessSchema } from './access-schema.js';
 import { annotationsSchema } from './annotations-schema.js';
 import { dynamicSchema, serverDynamicSchema } from './dynamic-schema.js';
 import { policySchema } from './policy-schema.js';
@@ -127,6 +128,62 @@ export const serverSchema = z
 
 const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 
+const principalName = z
+  .string('expected a name')
+  .regex(PRINCIPAL_NAME, 'expected a name of letters, digits, ".", "_", "@" and "-" (at most 64)');
+
+/**
+ * One named bearer token of the HTTP front: a principal. The secret comes from exactly one
+ * of `token` (in the file), `tokenFile` (a file holding it, relative to the config file) or
+ * `tokenEnv` (an environment variable).
+ */
+const namedTokenSchema = z
+  .strictObject({
+    name: principalName,
+    token: z.string().min(16, 'expected a token of at least 16 characters').optional(),
+    tokenFile: z.string().min(1, 'expected a file name').optional(),
+    tokenEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
+      .optional(),
+    /** The groups this principal belongs to, for `access` rules and approvers. */
+    groups: z.array(principalName).default([]),
+  })
+  .superRefine((entry, ctx) => {
+    const given = [entry.token, entry.tokenFile, entry.tokenEnv].filter((v) => v !== undefined);
+    if (given.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected exactly one of "token", "tokenFile" or "tokenEnv"',
+      });
+  });
+
+/**
+ * The HTTP front as an OAuth 2.1 resource server (beside the named tokens): JWT access
+ * tokens of `issuer`, for `audience`, checked against the issuer's keys (JWKS).
+ */
+const oauthResourceSchema = z.strictObject({
+  /** The authorization server's issuer identifier (its `iss`). */
+  issuer: z.url('expected the issuer URL (https://…)'),
+  /** The audience tokens must be issued for (`aud`): this gateway's resource identifier. */
+  audience: z.string().min(1, "expected the audience (this gateway's resource identifier)"),
+  /** Where the issuer's keys are; default: `jwks_uri` of the issuer's metadata. */
+  jwksUri: z.url('expected a URL').optional(),
+  /** How far clocks may disagree when checking `exp` and `nbf`, in seconds. */
+  clockToleranceSec: z.number().int().nonnegative().max(600).default(30),
+  /** The claim naming the principal. */
+  principalClaim: z.string().min(1).default('sub'),
+  /** The claim holding the principal's groups (an array, or a space-separated string). */
+  groupsClaim: z.string().min(1).default('groups'),
+  /**
+   * This front's `/mcp` URL as clients reach it, for the protected-resource metadata;
+   * default: from each request's Host.
+   */
+  resource: z.url('expected a URL').optional(),
+  /** Scopes to advertise in the protected-resource metadata. */
+  scopes: z.array(z.string().min(1)).default([]),
+});
+
 const httpSchema = z.strictObject({
   /** `host:port` to serve streamable HTTP on, e.g. `127.0.0.1:8787`. */
   listen: z
@@ -135,6 +192,27 @@ const httpSchema = z.strictObject({
     .optional(),
   /** The bearer token clients must send; required unless bound to loopback with auth off. */
   token: z.string().min(16, 'expected a token of at least 16 characters').optional(),
+  /**
+   * Named bearer tokens, one per principal (person, agent or service), with their groups.
+   * The single `token` (or `--token-file`, `HINTGATE_TOKEN`) is one more principal, `bearer`.
+   */
+  tokens: z
+    .array(namedTokenSchema)
+    .default([])
+    .superRefine((tokens, ctx) => {
+      const seen = new Set<string>();
+      for (const [index, entry] of tokens.entries()) {
+        if (seen.has(entry.name))
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'name'],
+            message: `principal "${entry.name}" is named twice`,
+          });
+        seen.add(entry.name);
+      }
+    }),
+  /** Accept OAuth access tokens (JWT) of an authorization server, beside the tokens. */
+  oauth: oauthResourceSchema.optional(),
   /** Turn bearer auth off; only allowed on a loopback address. */
   auth: z.boolean().default(true),
   /** Origins allowed besides the server's own (browser clients). */
@@ -194,6 +272,8 @@ export const configSchema = z.strictObject({
   toolsets: toolsetsSchema.default(toolsetsSchema.parse({})),
   /** Rules refining a call's annotations from its arguments, for every server's tools. */
   dynamic: dynamicSchema.default(dynamicSchema.parse({})),
+  /** Who may see and call which tools, and who may approve calls. */
+  access: accessSchema.default(accessSchema.parse({})),
 });
 
 /** A validated config, every default filled in. */
@@ -202,5 +282,7 @@ export type Config = z.output<typeof configSchema>;
 export type ServerConfig = z.output<typeof serverSchema>;
 /** One replica of a server. */
 export type ReplicaConfig = z.output<typeof replicaSchema>;
+/** The front's OAuth resource-server settings. */
+export type OAuthResourceConfig = z.output<typeof oauthResourceSchema>;
 /** The config as written in a file. */
 export type ConfigInput = z.input<typeof configSchema>;

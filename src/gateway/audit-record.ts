@@ -46,6 +46,7 @@ export function auditRecordOf(
     cacheHit: trace.cacheHit === true,
   };
   if (typeof client === 'string') record.client = client;
+  if (session.principal !== undefined) record.principal = session.principal;
   if (entry !== undefined) record.namespacedName = entry.namespacedName;
   if (server !== undefined) record.server = server;
   if (trace.replica !== undefined) record.replica = trace.replica;

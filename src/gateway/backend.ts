@@ -13,6 +13,7 @@ import type {
 } from '../front/backend.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
+import type { AccessControl } from './access.js';
 import { frontCapabilities, frontInstructions } from './capabilities.js';
 import type { Catalog } from './catalog.js';
 import type { Directory } from './directory.js';
@@ -36,6 +37,8 @@ export interface GatewayBackendParts {
   /** Resolves once the toolsets in use and the global overrides are loaded. */
   readonly toolsetsLoaded: () => Promise<void>;
   readonly handleCall: (ctx: CallContext) => Promise<CallToolResult>;
+  /** Who may see which tools (absent: everyone sees every tool of its view). */
+  readonly access?: AccessControl;
   /** Resolves calls of dynamic tools for `tools/annotations` and `tools/resolve`. */
   readonly dynamic: DynamicResolver;
   /** How long lists wait for servers still starting, from {@link GatewayBackend.startClock}. */
@@ -97,12 +100,15 @@ export class GatewayBackend implements FrontBackend {
 
   listTools(session: SessionInfo): ToolListing {
     const view = this.parts.toolsets.view(session);
-    return { tools: view.listedFor(resolvesTools(session)), meta: view.meta };
+    // Only what the session's principal may call (access rules).
+    const listing = this.parts.access?.listing(view, session.principal) ?? view;
+    return { tools: listing.listedFor(resolvesTools(session)), meta: view.meta };
   }
 
   listToolsJson(session: SessionInfo): ToolListingJson | undefined {
     // Cached per view, and views are shared by every session seeing the same tools.
     const view = this.parts.toolsets.view(session);
+    const restricted = this.parts.access?.listing(view, session.principal);
     let projectable = this.listJson.get(view);
     if (projectable === undefined) {
       projectable = view.listed.every(
@@ -110,7 +116,8 @@ export class GatewayBackend implements FrontBackend {
       );
       this.listJson.set(view, projectable);
     }
-    return projectable ? view.listJson(resolvesTools(session)) : undefined;
+    if (!projectable) return undefined;
+    return (restricted ?? view).listJson(resolvesTools(session));
   }
 
   resolveAnnotations(request: DynamicRequest): Promise<DynamicReply> {

@@ -1,4 +1,7 @@
 import type { PolicyConfig } from '../config/policy-schema.js';
+import type { AccessControl } from './access.js';
+import type { ToolsetOf } from './pipeline/access.js';
+import { access } from './pipeline/access.js';
 import type { Store } from '../store/store.js';
 import { createAuditWriter } from '../store/store.js';
 import { AuditLog } from './audit-log.js';
@@ -29,6 +32,8 @@ export interface CallPolicyOptions {
   readonly replicaStates: () => Readonly<Record<string, readonly ReplicaState[]>>;
   /** Where operational problems go (audit records lost). */
   readonly log: (line: string) => void;
+  /** Who may call what (absent: everyone may call everything). */
+  readonly access?: { readonly control: AccessControl; readonly toolsetOf: ToolsetOf };
 }
 
 /** What the gateway reports about its calls (`/api/stats`). */
@@ -46,6 +51,7 @@ export interface CallStats {
  */
 export interface CallPolicy {
   readonly audit: CallMiddleware;
+  readonly access: CallMiddleware;
   readonly policy: CallMiddleware;
   readonly confirm: CallMiddleware;
   readonly cache: CallMiddleware;
@@ -97,6 +103,11 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
     config.passthrough ? passThrough(name) : build();
   return {
     audit: auditLog === undefined ? passThrough('audit') : audit(auditLog),
+    // Never passed through: who may call what is not a cost to measure away.
+    access:
+      options.access === undefined
+        ? passThrough('access')
+        : access(options.access.control, options.access.toolsetOf),
     policy: on('policy', () => policy(settings)),
     confirm: on('confirm', () =>
       confirm({

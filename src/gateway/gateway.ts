@@ -3,6 +3,8 @@ import type { Config } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
 import { FrontHub } from '../front/hub.js';
 import type { Store } from '../store/store.js';
+import type { SessionInfo } from '../front/session.js';
+import { AccessControl, PrincipalDirectory, configuredPrincipals } from './access.js';
 import { GatewayBackend } from './backend.js';
 import type { CallPolicy } from './call-policy.js';
 import { createCallPolicy } from './call-policy.js';
@@ -13,6 +15,7 @@ import { annotate } from './pipeline/annotate.js';
 import type { CallMiddleware } from './pipeline/compose.js';
 import { compose } from './pipeline/compose.js';
 import type { CallContext, CallToolResult } from './pipeline/context.js';
+import { guardedScope } from './pipeline/access.js';
 import { forward } from './pipeline/forward.js';
 import { resolve } from './pipeline/resolve.js';
 import { META_TOOLS, META_TOOLS_BY_NAME } from './meta-tools/index.js';
@@ -38,6 +41,11 @@ export interface GatewayOptions {
   readonly reconnect?: boolean;
   /** Where status lines go (the CLI: stderr). */
   readonly log?: (line: string) => void;
+  /**
+   * The principals of the HTTP front and their groups (the named tokens of config; the
+   * front adds those of validated access tokens). Default: the named tokens of config.
+   */
+  readonly principals?: PrincipalDirectory;
 }
 
 /** A running gateway: its servers, catalog and the backend its fronts serve. */
@@ -53,6 +61,8 @@ export interface Gateway {
   readonly store: Store;
   /** The configured steps of the call path: cache, audit and replica stats. */
   readonly calls: CallPolicy;
+  /** Who may see and call which tools, and who may approve. */
+  readonly access: AccessControl;
   /** Starts every server at once; resolves when each has settled (up or down). */
   start(): Promise<void>;
   /** Closes every server and ends their processes. */
@@ -60,8 +70,8 @@ export interface Gateway {
 }
 
 /**
- * The path of a call, in the order of the onion: audit, resolve, annotate, policy, confirm,
- * cache, rate limit, retry, route, then `terminal` (forward, in a gateway).
+ * The path of a call, in the order of the onion: audit, resolve, annotate, access, policy,
+ * confirm, cache, rate limit, retry, route, then `terminal` (forward, in a gateway).
  */
 export function callPath(
   calls: CallPolicy,
@@ -73,6 +83,7 @@ export function callPath(
     calls.audit,
     resolveStep,
     annotateStep,
+    calls.access,
     calls.policy,
     calls.confirm,
     calls.cache,
@@ -85,9 +96,9 @@ export function callPath(
 
 /**
  * Wires a gateway: the downstream servers from config, the catalog and directory they fill,
- * the call pipeline (audit, resolve, annotate, policy, confirm, cache, rate limit, retry,
- * route, forward: the order of the onion), and the backend and hub the fronts use. Holds no
- * logic of its own.
+ * the call pipeline (audit, resolve, annotate, access, policy, confirm, cache, rate limit,
+ * retry, route, forward: the order of the onion), and the backend and hub the fronts use.
+ * Holds no logic of its own.
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
@@ -130,16 +141,27 @@ export function createGateway(options: GatewayOptions): Gateway {
   hub.onSessionClosed((id) => toolsets.forgetSession(id));
   let loading: Promise<void> | undefined;
   const loadToolsets = (): Promise<void> => (loading ??= toolsets.start());
+  const access = new AccessControl(
+    config.access,
+    options.principals ?? new PrincipalDirectory(configuredPrincipals(config)),
+  );
+  const toolsetOf = (session: SessionInfo): string | undefined =>
+    toolsets.view(session).toolsetName;
   const calls = createCallPolicy({
     policy: config.policy,
     store: options.store,
     replicasOf: (server) => servers.replicaGroup(server),
     replicaStates: () => servers.replicaStates(),
     log: options.log ?? (() => undefined),
+    access: { control: access, toolsetOf },
   });
   const handleCall = callPath(
     calls,
-    resolve(catalog, downReason, createCallScope(toolsets, catalog, META_TOOLS_BY_NAME)),
+    resolve(
+      catalog,
+      downReason,
+      guardedScope(createCallScope(toolsets, catalog, META_TOOLS_BY_NAME), access, toolsetOf),
+    ),
     annotate(dynamic),
     forward(
       (server) => servers.get(server),
@@ -155,6 +177,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     toolsets,
     toolsetsLoaded: loadToolsets,
     handleCall,
+    access,
     dynamic,
     startupWaitMs: config.gateway.startupWaitMs,
   });
@@ -172,6 +195,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([servers.start(), loaded]);
     },
     calls,
+    access,
     close: async () => {
       toolsets.close();
       await servers.close();

@@ -1,7 +1,16 @@
+import type { Context } from 'hono';
 import { Hono } from 'hono';
+import type { Principal } from '../gateway/access.js';
 import type { HttpSecurity } from './auth.js';
-import { checkRequest } from './auth.js';
+import { authenticate } from './auth.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Who made the request, set by the front's checks (undefined: auth off, no token). */
+    principal: Principal | undefined;
+  }
+}
 
 /** Mounts more routes on the app (the `/api` routes of later issues). */
 export type RouteMounter = (app: Hono, security: HttpSecurity) => void;
@@ -12,33 +21,60 @@ export interface HttpAppOptions {
   readonly security: HttpSecurity;
   /** Extra routes, mounted after `/mcp` and behind the same checks. */
   readonly routes?: readonly RouteMounter[];
+  /** Told of each principal a request authenticated as (groups of OAuth principals). */
+  readonly onPrincipal?: (principal: Principal) => void;
 }
 
-/** The principal recorded for a request that passed the bearer check. */
-const TOKEN_PRINCIPAL = 'bearer';
+/** 2025 sessions whose owner is remembered at most (the oldest forgotten). */
+const MAX_SESSION_OWNERS = 100_000;
+
+/** The principal that passed the front's checks for this request. */
+export function requestPrincipal(c: Context): Principal | undefined {
+  return c.get('principal');
+}
 
 /**
  * The HTTP front as a hono app: `/mcp` (streamable HTTP, both eras) behind the Host, Origin
- * and bearer checks; `/api/*` is left to later routes, behind the same checks.
+ * and bearer checks, each request carrying its principal to the gateway; `/api/*` behind the
+ * same checks. A 2025 session belongs to the principal that opened it: another principal's
+ * request in it is answered as for an unknown session.
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const { endpoint, security } = options;
   const app = new Hono();
-  app.use('/mcp', async (c, next) => {
-    const refused = checkRequest(c.req.raw, security);
-    if (refused !== undefined) return refused;
+  const owners = new Map<string, string>();
+  const check = async (c: Context, next: () => Promise<void>): Promise<Response | undefined> => {
+    const checked = await authenticate(c.req.raw, security);
+    if (checked instanceof Response) return checked;
+    if (checked.principal !== undefined) options.onPrincipal?.(checked.principal);
+    c.set('principal', checked.principal);
     await next();
     return undefined;
+  };
+  app.use('/mcp', check);
+  app.use('/api/*', check);
+  app.all('/mcp', async (c) => {
+    const principal = requestPrincipal(c)?.name;
+    const sessionId = c.req.header('mcp-session-id');
+    if (sessionId !== undefined) {
+      const owner = owners.get(sessionId);
+      if (owner !== undefined && owner !== (principal ?? '')) {
+        return c.json(
+          { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+          404,
+        );
+      }
+    }
+    const response = await endpoint.fetch(c.req.raw, principal);
+    const opened = response.headers.get('mcp-session-id');
+    if (sessionId === undefined && opened !== null) {
+      if (owners.size >= MAX_SESSION_OWNERS) owners.delete(owners.keys().next().value!);
+      owners.set(opened, principal ?? '');
+    } else if (sessionId !== undefined && c.req.method === 'DELETE' && response.ok) {
+      owners.delete(sessionId);
+    }
+    return response;
   });
-  app.use('/api/*', async (c, next) => {
-    const refused = checkRequest(c.req.raw, security);
-    if (refused !== undefined) return refused;
-    await next();
-    return undefined;
-  });
-  app.all('/mcp', (c) =>
-    endpoint.fetch(c.req.raw, security.token === undefined ? undefined : TOKEN_PRINCIPAL),
-  );
   for (const mount of options.routes ?? []) mount(app, security);
   app.notFound((c) => c.json({ error: 'not found', path: c.req.path }, 404));
   return app;

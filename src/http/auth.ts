@@ -1,16 +1,49 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
 import {
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import { HintgateError } from '../core/errors.js';
+import { HintgateError, errorMessage } from '../core/errors.js';
+import type { Principal } from '../gateway/access.js';
+
+/** The principal of the single `http.token` (`--token-file`, `HINTGATE_TOKEN`). */
+export const BEARER_PRINCIPAL = 'bearer';
+
+/** The shortest bearer token accepted. */
+const MIN_TOKEN_LENGTH = 16;
+
+/** A bearer token and whose it is. */
+export interface NamedToken {
+  readonly principal: Principal;
+  readonly token: string;
+}
+
+/** A token as kept for checking: its digest, never the secret. */
+interface TokenDigest {
+  readonly principal: Principal;
+  readonly digest: Buffer;
+}
+
+/**
+ * Checks a bearer token that is not one of the named tokens (an OAuth access token):
+ * resolves to its principal, to undefined when it is not one, or to a refusal.
+ */
+export type TokenVerifier = (token: string) => Promise<Principal | undefined>;
 
 /** Who may reach the HTTP front, decided once at start. */
 export interface HttpSecurity {
-  /** The bearer token clients must send; undefined only when auth is off on loopback. */
-  readonly token: string | undefined;
+  /** True when every request must carry a valid bearer token. */
+  readonly authRequired: boolean;
+  /** The named tokens (their digests). */
+  readonly tokens: readonly TokenDigest[];
+  /** Validates other bearer tokens (OAuth access tokens), when configured. */
+  readonly verifier: TokenVerifier | undefined;
+  /** What a 401 says in `WWW-Authenticate` besides `Bearer` (the resource metadata's URL). */
+  readonly challenge: ((request: Request) => string) | undefined;
   /** Hostnames accepted in the Host header; undefined skips the check (wildcard bind with a token). */
   readonly allowedHosts: readonly string[] | undefined;
   /** Hostnames accepted in an Origin header (a missing Origin always passes). */
@@ -21,7 +54,13 @@ export interface HttpSecurity {
 export interface HttpSecurityInput {
   /** The host the server binds to. */
   readonly host: string;
+  /** The single token (principal `bearer`). */
   readonly token: string | undefined;
+  /** The named tokens, their secrets read (see {@link readNamedTokens}). */
+  readonly tokens?: readonly NamedToken[];
+  /** OAuth access tokens, when the front is a resource server too. */
+  readonly verifier?: TokenVerifier;
+  readonly challenge?: (request: Request) => string;
   /** `--no-auth` / `http.auth: false`. */
   readonly authDisabled: boolean;
   readonly allowedHosts: readonly string[];
@@ -42,6 +81,9 @@ export function isLoopbackHost(host: string): boolean {
  * saying what to do); the Host header must name the server (DNS rebinding: loopback names
  * plus configured hosts; on a wildcard bind only the configured ones, when any); an Origin,
  * when sent, must be a loopback origin (on loopback) or a configured one.
+ *
+ * With auth off, the named tokens still identify whoever presents one (an approver, say);
+ * a request without a token is anonymous.
  */
 export function httpSecurity(input: HttpSecurityInput): HttpSecurity {
   const loopback = isLoopbackHost(input.host);
@@ -51,64 +93,218 @@ export function httpSecurity(input: HttpSecurityInput): HttpSecurity {
       `--no-auth is only allowed on a loopback address (127.0.0.1, ::1, localhost), not ${input.host}`,
     );
   }
-  const token = input.authDisabled ? undefined : input.token;
-  if (!input.authDisabled && (token === undefined || token === '')) {
+  const named = [...(input.tokens ?? [])];
+  const single = input.authDisabled ? undefined : input.token;
+  if (single !== undefined && single !== '') {
+    named.push({ principal: { name: BEARER_PRINCIPAL, groups: [] }, token: single });
+  }
+  if (!input.authDisabled && named.length === 0 && input.verifier === undefined) {
     throw new HintgateError(
       'CONFIG_INVALID',
-      `--http ${input.host} needs a bearer token: pass --token <token> or set HINTGATE_TOKEN` +
+      `--http ${input.host} needs a bearer token: set HINTGATE_TOKEN, pass --token-file <file>, or name tokens in http.tokens` +
         (loopback ? ', or turn auth off on loopback with --no-auth' : ''),
     );
+  }
+  const seen = new Map<string, string>();
+  for (const { principal, token } of named) {
+    const other = seen.get(token);
+    if (other !== undefined)
+      throw new HintgateError(
+        'CONFIG_INVALID',
+        `principals "${other}" and "${principal.name}" have the same token; give each its own`,
+      );
+    seen.set(token, principal.name);
   }
   const bare = input.host.replace(/^\[|\]$/g, '');
   const wildcard = bare === '0.0.0.0' || bare === '::';
   const bound = wildcard ? [] : [isIP(bare) === 6 ? `[${bare}]` : bare];
-  const named = [...bound, ...input.allowedHosts];
+  const hosts = [...bound, ...input.allowedHosts];
   const allowedHosts = loopback
-    ? [...localhostAllowedHostnames(), ...named]
+    ? [...localhostAllowedHostnames(), ...hosts]
     : wildcard && input.allowedHosts.length === 0
       ? undefined
-      : named;
+      : hosts;
   const allowedOrigins = [
     ...(loopback ? localhostAllowedHostnames() : []),
     ...input.allowedOrigins,
   ];
-  return { token, allowedHosts, allowedOrigins };
+  return {
+    authRequired: !input.authDisabled,
+    tokens: named.map(({ principal, token }) => ({ principal, digest: digestOf(token) })),
+    verifier: input.verifier,
+    challenge: input.challenge,
+    allowedHosts,
+    allowedOrigins,
+  };
+}
+
+/** The entries of `http.tokens` as config holds them. */
+export interface TokenEntry {
+  readonly name: string;
+  readonly token?: string | undefined;
+  readonly tokenFile?: string | undefined;
+  readonly tokenEnv?: string | undefined;
+  readonly groups: readonly string[];
 }
 
 /**
- * Checks one request; returns the refusal to send (403 for Host or Origin, 401 for a missing
- * or wrong token) or undefined when it may proceed.
+ * Reads the secret of each named token: written in config, in a file (relative to
+ * `baseDir`, surrounding whitespace trimmed) or in an environment variable. A file that
+ * cannot be read, a variable that is not set, or a token shorter than 16 characters is a
+ * CONFIG_INVALID error naming the principal.
+ */
+export function readNamedTokens(
+  entries: readonly TokenEntry[],
+  env: Readonly<Record<string, string | undefined>>,
+  baseDir: string,
+): NamedToken[] {
+  return entries.map((entry) => {
+    const where = `http.tokens "${entry.name}"`;
+    let token: string | undefined = entry.token;
+    if (entry.tokenFile !== undefined) token = readTokenFile(entry.tokenFile, baseDir, where);
+    if (entry.tokenEnv !== undefined) {
+      token = env[entry.tokenEnv]?.trim();
+      if (token === undefined || token === '')
+        throw new HintgateError(
+          'CONFIG_INVALID',
+          `${where}: the environment variable ${entry.tokenEnv} is not set`,
+        );
+    }
+    if (token === undefined || token.length < MIN_TOKEN_LENGTH)
+      throw new HintgateError(
+        'CONFIG_INVALID',
+        `${where}: expected a token of at least ${MIN_TOKEN_LENGTH} characters`,
+      );
+    return { principal: { name: entry.name, groups: entry.groups }, token };
+  });
+}
+
+/** A token kept in a file (`--token-file`, `tokenFile`), whitespace around it trimmed. */
+export function readTokenFile(file: string, baseDir: string, what: string): string {
+  const path = resolvePath(baseDir, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new HintgateError(
+      'CONFIG_INVALID',
+      `${what}: cannot read the token file ${path}: ${errorMessage(error)}`,
+    );
+  }
+  const token = text.trim();
+  if (token.length < MIN_TOKEN_LENGTH)
+    throw new HintgateError(
+      'CONFIG_INVALID',
+      `${what}: the token in ${path} is shorter than ${MIN_TOKEN_LENGTH} characters`,
+    );
+  return token;
+}
+
+/**
+ * The principal a bearer token belongs to among the named tokens, or undefined. Every
+ * token is compared, each in constant time (digests, so lengths never leak).
+ */
+export function principalForToken(
+  security: Pick<HttpSecurity, 'tokens'>,
+  token: string,
+): Principal | undefined {
+  const digest = digestOf(token);
+  let found: Principal | undefined;
+  for (const entry of security.tokens) {
+    if (timingSafeEqual(digest, entry.digest)) found = entry.principal;
+  }
+  return found;
+}
+
+/** Who made a request that passed the checks: a principal, or nobody (auth off, no token). */
+export interface Authenticated {
+  readonly principal: Principal | undefined;
+}
+
+/**
+ * Checks one request: Host and Origin (403), then the bearer token (401 when one is needed
+ * and missing, or when one is sent and is no one's). Resolves to the request's principal or
+ * to the refusal to send.
+ */
+export async function authenticate(
+  request: Request,
+  security: HttpSecurity,
+): Promise<Authenticated | Response> {
+  const refused = checkOrigin(request, security);
+  if (refused !== undefined) return refused;
+  const header = request.headers.get('authorization');
+  if (header === null || header.trim() === '') {
+    return security.authRequired
+      ? unauthorized(request, security, 'Unauthorized: bearer token required', undefined)
+      : { principal: undefined };
+  }
+  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  if (match?.[1] === undefined)
+    return unauthorized(
+      request,
+      security,
+      'Unauthorized: expected "Authorization: Bearer <token>"',
+      'invalid_request',
+    );
+  const token = match[1];
+  const named = principalForToken(security, token);
+  if (named !== undefined) return { principal: named };
+  if (security.verifier !== undefined) {
+    const verified = await security.verifier(token).catch(() => undefined);
+    if (verified !== undefined) return { principal: verified };
+  }
+  return unauthorized(request, security, 'Unauthorized: invalid bearer token', 'invalid_token');
+}
+
+/**
+ * Checks one request against the named tokens only (no OAuth; the admin endpoint):
+ * the refusal to send, or undefined when it may proceed.
  */
 export function checkRequest(request: Request, security: HttpSecurity): Response | undefined {
+  const refused = checkOrigin(request, security);
+  if (refused !== undefined) return refused;
+  if (!security.authRequired) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec((request.headers.get('authorization') ?? '').trim());
+  if (match?.[1] !== undefined && principalForToken(security, match[1]) !== undefined)
+    return undefined;
+  return unauthorized(
+    request,
+    security,
+    match === null ? 'Unauthorized: bearer token required' : 'Unauthorized: invalid bearer token',
+    match === null ? undefined : 'invalid_token',
+  );
+}
+
+function checkOrigin(request: Request, security: HttpSecurity): Response | undefined {
   if (security.allowedHosts !== undefined) {
     const refused = hostHeaderValidationResponse(request, [...security.allowedHosts]);
     if (refused !== undefined) return refused;
   }
-  const refused = originValidationResponse(request, [...security.allowedOrigins]);
-  if (refused !== undefined) return refused;
-  if (security.token === undefined) return undefined;
-  const header = request.headers.get('authorization') ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (match?.[1] !== undefined && sameSecret(match[1], security.token)) return undefined;
+  return originValidationResponse(request, [...security.allowedOrigins]);
+}
+
+/** A 401 with the `WWW-Authenticate` challenge RFC 6750 (and RFC 9728) describe. */
+function unauthorized(
+  request: Request,
+  security: HttpSecurity,
+  message: string,
+  error: 'invalid_token' | 'invalid_request' | undefined,
+): Response {
+  const params = [
+    ...(security.challenge === undefined ? [] : [security.challenge(request)]),
+    ...(error === undefined ? [] : [`error="${error}"`]),
+  ];
   return Response.json(
+    { jsonrpc: '2.0', error: { code: -32001, message }, id: null },
     {
-      jsonrpc: '2.0',
-      error: {
-        code: -32001,
-        message:
-          match === null
-            ? 'Unauthorized: bearer token required'
-            : 'Unauthorized: invalid bearer token',
+      status: 401,
+      headers: {
+        'WWW-Authenticate': params.length === 0 ? 'Bearer' : `Bearer ${params.join(', ')}`,
       },
-      id: null,
     },
-    { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
   );
 }
 
-/** Compares secrets in constant time (digests, so lengths never leak). */
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+function digestOf(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
 }

@@ -19,6 +19,7 @@ interface ApprovalRow {
   expires_at: unknown;
   session_id: string | null;
   client: string | null;
+  requested_by: string | null;
   server: string;
   tool: string;
   arguments: unknown;
@@ -32,7 +33,7 @@ interface ApprovalRow {
 // A pending approval past its expiry reads as expired even before anyone marks it so.
 const COLUMNS = `id,
   CASE WHEN status = 'pending' AND expires_at <= now() THEN 'expired' ELSE status END AS status,
-  created_at, expires_at, session_id, client, server, tool, arguments, annotations, reason,
+  created_at, expires_at, session_id, client, requested_by, server, tool, arguments, annotations, reason,
   decided_by, decided_at, note`;
 
 const STATUS_FILTER: Readonly<Record<ApprovalStatus, string>> = {
@@ -55,6 +56,7 @@ function toApproval(row: ApprovalRow): Approval {
     tool: row.tool,
     ...present('sessionId', row.session_id),
     ...present('client', row.client),
+    ...present('requestedBy', row.requested_by),
     arguments: row.arguments ?? undefined,
     annotations: row.annotations,
     reason: row.reason,
@@ -101,9 +103,9 @@ export async function insertApproval(sql: Sql, input: ApprovalInput): Promise<Ap
   const id = randomBytes(6).toString('hex');
   const [row] = await sql.query<ApprovalRow>(
     `INSERT INTO approvals (id, expires_at, session_id, client, server, tool, arguments,
-       annotations, reason)
+       annotations, reason, requested_by)
      VALUES ($1, now() + make_interval(secs => $2::double precision / 1000), $3, $4, $5, $6,
-       $7::jsonb, $8::jsonb, $9)
+       $7::jsonb, $8::jsonb, $9, $10)
      RETURNING ${COLUMNS}`,
     [
       id,
@@ -115,6 +117,7 @@ export async function insertApproval(sql: Sql, input: ApprovalInput): Promise<Ap
       jsonParam(input.arguments),
       JSON.stringify(input.annotations ?? {}),
       input.reason,
+      input.requestedBy ?? null,
     ],
   );
   if (row === undefined) throw new Error('INSERT … RETURNING gave no row');

@@ -10,6 +10,7 @@ interface AuditRow {
   occurred_at: unknown;
   session_id: string | null;
   client: string | null;
+  principal: string | null;
   tool: string;
   namespaced_name: string | null;
   server: string | null;
@@ -33,7 +34,7 @@ export const MAX_AUDIT_LIMIT = 10_000;
 const RECORD_COLUMNS = `occurred_at timestamptz, session_id text, client text, tool text,
   namespaced_name text, server text, replica text, annotations jsonb, sources jsonb,
   dynamic boolean, decision text, approver text, duration_ms integer, outcome text,
-  error text, retries integer, cache_hit boolean, arguments jsonb`;
+  error text, retries integer, cache_hit boolean, arguments jsonb, principal text`;
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
@@ -41,6 +42,7 @@ function toRecord(row: AuditRow): AuditRecord {
     time: isoTime(row.occurred_at),
     ...present('sessionId', row.session_id),
     ...present('client', row.client),
+    ...present('principal', row.principal),
     tool: row.tool,
     ...present('namespacedName', row.namespaced_name),
     ...present('server', row.server),
@@ -116,14 +118,15 @@ export async function insertAuditRecords(
     retries: record.retries ?? 0,
     cache_hit: record.cacheHit ?? false,
     arguments: record.arguments ?? null,
+    principal: record.principal ?? null,
   }));
   await sql.query(
     `INSERT INTO audit_log (occurred_at, session_id, client, tool, namespaced_name, server,
        replica, annotations, sources, dynamic, decision, approver, duration_ms, outcome, error,
-       retries, cache_hit, arguments)
+       retries, cache_hit, arguments, principal)
      SELECT coalesce(r.occurred_at, now()), r.session_id, r.client, r.tool, r.namespaced_name,
        r.server, r.replica, r.annotations, r.sources, r.dynamic, r.decision, r.approver,
-       r.duration_ms, r.outcome, r.error, r.retries, r.cache_hit, r.arguments
+       r.duration_ms, r.outcome, r.error, r.retries, r.cache_hit, r.arguments, r.principal
      FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})`,
     [JSON.stringify(rows)],
   );
@@ -143,6 +146,7 @@ export async function selectAuditRecords(sql: Sql, query: AuditQuery): Promise<A
   }
   if (query.server !== undefined) where.push(`server = ${param(query.server)}`);
   if (query.sessionId !== undefined) where.push(`session_id = ${param(query.sessionId)}`);
+  if (query.principal !== undefined) where.push(`principal = ${param(query.principal)}`);
   if (query.decision !== undefined) where.push(`decision = ${param(query.decision)}`);
   if (query.outcome !== undefined) where.push(`outcome = ${param(query.outcome)}`);
   if (query.since !== undefined) {
@@ -155,7 +159,7 @@ export async function selectAuditRecords(sql: Sql, query: AuditQuery): Promise<A
   const rows = await sql.query<AuditRow>(
     `SELECT id::text AS id, occurred_at, session_id, client, tool, namespaced_name, server,
        replica, annotations, sources, dynamic, decision, approver, duration_ms, outcome, error,
-       retries, cache_hit, arguments
+       retries, cache_hit, arguments, principal
      FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
      ORDER BY occurred_at DESC, id DESC LIMIT ${param(limit)}`,
     params,

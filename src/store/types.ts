@@ -109,6 +109,8 @@ export interface ApprovalInput {
   readonly tool: string;
   readonly sessionId?: string;
   readonly client?: string;
+  /** The principal that made the call (it may not decide the approval). */
+  readonly requestedBy?: string;
   readonly arguments?: unknown;
   /** The effective annotations that made the call need approval. */
   readonly annotations?: ToolAnnotations;
@@ -128,6 +130,8 @@ export interface Approval {
   readonly tool: string;
   readonly sessionId?: string;
   readonly client?: string;
+  /** The principal that made the call ("asked by"). */
+  readonly requestedBy?: string;
   readonly arguments: unknown;
   readonly annotations: ToolAnnotations;
   readonly reason: string;
@@ -156,6 +160,8 @@ export interface AuditRecordInput {
   readonly time?: Date | string;
   readonly sessionId?: string;
   readonly client?: string;
+  /** Who made the call: the principal of the HTTP front (absent over stdio without auth). */
+  readonly principal?: string;
   /** The flattened name the client called. */
   readonly tool: string;
   readonly namespacedName?: string;
@@ -194,6 +200,7 @@ export interface AuditQuery {
   readonly tool?: string;
   readonly server?: string;
   readonly sessionId?: string;
+  readonly principal?: string;
   readonly decision?: string;
   readonly outcome?: string;
   readonly since?: Date | string;

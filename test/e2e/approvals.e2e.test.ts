@@ -133,12 +133,13 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
       expect(again.stderr).toContain('already denied by cli:bob');
     });
 
-    it('without waiting, tells the model the command to run; the same call then goes through', async () => {
+    it('without waiting, tells the model a person must approve (not how); the same call then goes through', async () => {
       const first = await callTool(client, 'counter_add_entry', { key: 'e', entry: 'one' });
       expect(first['isError']).toBe(true);
-      const command = /`(hintgate approvals approve [0-9a-f]{12})`/.exec(textOf(first))?.[1];
-      expect(command).toBeDefined();
-      const run = await runCli([...(command ?? '').split(' ').slice(1), '--config', config]);
+      expect(textOf(first)).not.toContain('approvals approve');
+      const id = /approval ([0-9a-f]{12})/.exec(textOf(first))?.[1];
+      expect(id).toBeDefined();
+      const run = await runCli(['approvals', 'approve', id ?? '', '--config', config]);
       expect(run.code).toBe(0);
       const second = await callTool(client, 'counter_add_entry', { key: 'e', entry: 'one' });
       expect(second['isError']).toBeUndefined();
@@ -181,12 +182,15 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
 );
 
 describe('the approval queue over the HTTP API', () => {
+  // The agent's token makes the calls; carol, an approver, decides them.
   const TOKEN = 'test-token-0123456789abcdef';
+  const CAROL = 'carol-token-0123456789abcdef';
   const dir = scratchDir();
   let gateway: GatewayProcess & { url: string };
   let client: Client;
   let api: string;
   const auth = { authorization: `Bearer ${TOKEN}` };
+  const carol = { authorization: `Bearer ${CAROL}` };
 
   beforeAll(async () => {
     const config = await writeFastConfig(
@@ -196,9 +200,16 @@ describe('the approval queue over the HTTP API', () => {
         policy: {
           tools: { 'counter.get_secret_report': { restrictedArguments: 'omit' } },
         },
+        http: {
+          tokens: [
+            { name: 'agent', tokenEnv: 'AGENT_TOKEN' },
+            { name: 'carol', tokenEnv: 'CAROL_TOKEN', groups: ['ops'] },
+          ],
+        },
+        access: { approvers: ['group:ops'] },
       },
     );
-    gateway = await startHttpGateway(config, ['--token', TOKEN]);
+    gateway = await startHttpGateway(config, [], { AGENT_TOKEN: TOKEN, CAROL_TOKEN: CAROL });
     api = gateway.url.replace(/\/mcp$/, '/api');
     // A client that cannot answer elicitation: confirmations go to the queue.
     client = elicitingClient('legacy', () => ({ action: 'decline' }), {
@@ -227,27 +238,39 @@ describe('the approval queue over the HTTP API', () => {
       const body = (await response.json()) as { approvals: Approval[] };
       return body.approvals.find((approval) => approval.tool === 'counter.write_value');
     });
-    const response = await fetch(`${api}/approvals/${pending.id}/approve`, {
+    expect(pending.requestedBy).toBe('agent');
+    // The credential that made the call cannot approve it, whatever it says it is.
+    const itself = await fetch(`${api}/approvals/${pending.id}/approve`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ note: 'looks fine', by: 'carol' }),
+      body: JSON.stringify({ by: 'the-agent-itself' }),
+    });
+    expect(itself.status).toBe(403);
+    expect(await itself.json()).toMatchObject({
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('approver role') },
+    });
+    const response = await fetch(`${api}/approvals/${pending.id}/approve`, {
+      method: 'POST',
+      headers: { ...carol, 'content-type': 'application/json' },
+      body: JSON.stringify({ note: 'looks fine' }),
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       id: pending.id,
       status: 'approved',
-      decidedBy: 'api:bearer/carol',
+      decidedBy: 'api:carol',
+      requestedBy: 'agent',
       note: 'looks fine',
     });
     expect((await call)['isError']).toBeUndefined();
     expect(callsIn(dir, 'counter', 'write_value')).toHaveLength(1);
     const twice = await fetch(`${api}/approvals/${pending.id}/deny`, {
       method: 'POST',
-      headers: auth,
+      headers: carol,
     });
     expect(twice.status).toBe(409);
     expect(
-      (await fetch(`${api}/approvals/ffffffffffff/approve`, { method: 'POST', headers: auth }))
+      (await fetch(`${api}/approvals/ffffffffffff/approve`, { method: 'POST', headers: carol }))
         .status,
     ).toBe(404);
   });
@@ -259,7 +282,7 @@ describe('the approval queue over the HTTP API', () => {
       return ((await response.json()) as { approvals: Approval[] }).approvals[0];
     });
     expect(
-      (await fetch(`${api}/approvals/${pending.id}/deny`, { method: 'POST', headers: auth }))
+      (await fetch(`${api}/approvals/${pending.id}/deny`, { method: 'POST', headers: carol }))
         .status,
     ).toBe(200);
     const result = await call;
@@ -293,9 +316,14 @@ describe('the approval queue over the HTTP API', () => {
     });
     const approved = records.find((record) => record.decision === 'approved');
     expect(approved).toMatchObject({
-      approver: 'api:bearer/carol',
+      approver: 'api:carol',
+      principal: 'agent',
       namespacedName: 'counter.write_value',
     });
+    const agents = await fetch(`${api}/audit?principal=agent&limit=50`, { headers: auth });
+    expect(((await agents.json()) as { records: AuditRecord[] }).records).toHaveLength(
+      records.length,
+    );
     const bad = await fetch(`${api}/audit?since=yesterday-ish`, { headers: auth });
     expect(bad.status).toBe(400);
     expect(

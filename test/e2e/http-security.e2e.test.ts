@@ -121,7 +121,7 @@ describe('starting the HTTP front', () => {
   it.each([
     [
       ['--http', '127.0.0.1:0'],
-      /needs a bearer token: pass --token <token> or set HINTGATE_TOKEN, or turn auth off on loopback with --no-auth/,
+      /needs a bearer token: set HINTGATE_TOKEN, pass --token-file <file>, or name tokens in http.tokens, or turn auth off on loopback with --no-auth/,
     ],
     [['--http', '0.0.0.0:0', '--no-auth'], /--no-auth is only allowed on a loopback address/],
     [['--http', 'nonsense'], /--http: expected host:port/],

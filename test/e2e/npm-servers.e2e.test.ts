@@ -106,7 +106,7 @@ describe('the example config fronting published npm servers', () => {
     });
     expect(deleted['isError']).toBe(true);
     expect(JSON.stringify(deleted['content'])).toMatch(
-      /needs approval: run `hintgate approvals approve [0-9a-f]{12}`/,
+      /needs approval: this call waits for a person in the gateway's approval queue \(approval [0-9a-f]{12}\)/,
     );
   });
 });

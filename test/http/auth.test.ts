@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { checkRequest, httpSecurity, isLoopbackHost } from '../../src/http/auth.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  authenticate,
+  checkRequest,
+  httpSecurity,
+  isLoopbackHost,
+  principalForToken,
+  readNamedTokens,
+} from '../../src/http/auth.js';
 
 const base = {
   token: 'a-long-enough-token',
@@ -25,7 +35,17 @@ describe('httpSecurity', () => {
     expect(() => httpSecurity({ ...base, host: '0.0.0.0', authDisabled: true })).toThrow(
       'only allowed on a loopback address',
     );
-    expect(httpSecurity({ ...base, host: '127.0.0.1', authDisabled: true }).token).toBeUndefined();
+    const open = httpSecurity({ ...base, host: '127.0.0.1', authDisabled: true });
+    expect(open.authRequired).toBe(false);
+    // The single token means nothing with auth off; named tokens still name their principal.
+    expect(open.tokens).toEqual([]);
+    expect(() =>
+      httpSecurity({
+        ...base,
+        host: '127.0.0.1',
+        tokens: [{ principal: { name: 'alice', groups: [] }, token: 'a-long-enough-token' }],
+      }),
+    ).toThrow('principals "alice" and "bearer" have the same token');
   });
 
   it('allows loopback names on loopback, the bound and configured hosts elsewhere, and skips the Host check on a wildcard without any', () => {
@@ -93,5 +113,90 @@ describe('checkRequest', () => {
     expect(
       checkRequest(request({ ...auth, origin: 'http://localhost:5173' }), security),
     ).toBeUndefined();
+  });
+});
+
+describe('named tokens', () => {
+  const tokens = [
+    { principal: { name: 'alice', groups: ['ops'] }, token: 'alice-token-0123456789' },
+    { principal: { name: 'bob', groups: [] }, token: 'bob-token-0123456789ab' },
+  ];
+  const security = httpSecurity({ ...base, host: '127.0.0.1', tokens });
+  const host = { host: '127.0.0.1:8787' };
+
+  it('finds the principal of each token, and of the single token (bearer)', async () => {
+    expect(principalForToken(security, 'alice-token-0123456789')).toEqual({
+      name: 'alice',
+      groups: ['ops'],
+    });
+    expect(principalForToken(security, 'a-long-enough-token')?.name).toBe('bearer');
+    expect(principalForToken(security, 'alice-token-012345678')).toBeUndefined();
+    expect(
+      await authenticate(
+        request({ ...host, authorization: 'Bearer bob-token-0123456789ab' }),
+        security,
+      ),
+    ).toEqual({ principal: { name: 'bob', groups: [] } });
+  });
+
+  it('answers 401 with a challenge, naming what was wrong', async () => {
+    const missing = (await authenticate(request(host), security)) as Response;
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    const wrong = (await authenticate(
+      request({ ...host, authorization: 'Bearer nobody-0123456789abc' }),
+      security,
+    )) as Response;
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(await wrong.text()).toContain('invalid bearer token');
+  });
+
+  it('with auth off, a request without a token is anonymous and a wrong token is refused', async () => {
+    const open = httpSecurity({ ...base, host: '127.0.0.1', authDisabled: true, tokens });
+    expect(await authenticate(request(host), open)).toEqual({ principal: undefined });
+    expect(
+      await authenticate(
+        request({ ...host, authorization: 'Bearer alice-token-0123456789' }),
+        open,
+      ),
+    ).toEqual({ principal: { name: 'alice', groups: ['ops'] } });
+    expect(
+      (
+        (await authenticate(
+          request({ ...host, authorization: 'Bearer nope-0123456789abcd' }),
+          open,
+        )) as Response
+      ).status,
+    ).toBe(401);
+  });
+
+  it('reads secrets from config, a file or the environment, and says which one is missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hintgate-tokens-'));
+    writeFileSync(join(dir, 'bob.token'), '  bob-token-0123456789ab\n');
+    const read = readNamedTokens(
+      [
+        { name: 'alice', token: 'alice-token-0123456789', groups: ['ops'] },
+        { name: 'bob', tokenFile: 'bob.token', groups: [] },
+        { name: 'ci', tokenEnv: 'CI_TOKEN', groups: ['bots'] },
+      ],
+      { CI_TOKEN: 'ci-token-0123456789abcd' },
+      dir,
+    );
+    expect(read.map((entry) => [entry.principal.name, entry.token])).toEqual([
+      ['alice', 'alice-token-0123456789'],
+      ['bob', 'bob-token-0123456789ab'],
+      ['ci', 'ci-token-0123456789abcd'],
+    ]);
+    expect(() =>
+      readNamedTokens([{ name: 'ci', tokenEnv: 'CI_TOKEN', groups: [] }], {}, dir),
+    ).toThrow('http.tokens "ci": the environment variable CI_TOKEN is not set');
+    expect(() =>
+      readNamedTokens([{ name: 'eve', tokenFile: 'missing.token', groups: [] }], {}, dir),
+    ).toThrow(/http.tokens "eve": cannot read the token file .*missing.token/);
+    writeFileSync(join(dir, 'short.token'), 'short');
+    expect(() =>
+      readNamedTokens([{ name: 'eve', tokenFile: 'short.token', groups: [] }], {}, dir),
+    ).toThrow('shorter than 16 characters');
   });
 });

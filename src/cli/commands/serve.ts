@@ -19,8 +19,12 @@ export function registerServe(program: Command): void {
     )
     .option('--no-auth', 'accept HTTP clients without a bearer token (only on a loopback address)')
     .option(
+      '--token-file <file>',
+      'a file holding the bearer token HTTP clients must send (default: $HINTGATE_TOKEN, or http.token / http.tokens in config)',
+    )
+    .option(
       '--token <token>',
-      'the bearer token HTTP clients must send (default: $HINTGATE_TOKEN, or http.token in config)',
+      'the bearer token on the command line, where every local user can read it (prefer --token-file or $HINTGATE_TOKEN)',
     )
     .option(
       '--store <url>',

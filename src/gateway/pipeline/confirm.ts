@@ -40,9 +40,9 @@ const MAX_DEFERRED = 10_000;
  *    arguments, and its retry is checked (forged, expired, replayed or foreign states are
  *    refused with -32602) before the answer counts.
  * 2. Otherwise the approval queue in the store: the call waits (woken by the store's change
- *    events, across gateways sharing PostgreSQL) until someone approves or denies it with
- *    `hintgate approvals` or `/api/approvals`, or it expires; with `waitForApproval: false`
- *    it is answered at once ("needs approval: run `hintgate approvals approve <id>`") and the
+ *    events, across gateways sharing PostgreSQL) until an approver (never the caller)
+ *    approves or denies it with `hintgate approvals` or `/api/approvals`, or it expires; with `waitForApproval: false`
+ *    it is answered at once ("needs approval", saying where a person approves it) and the
  *    same call made again after the approval goes through.
  * 3. With neither, a refusal saying why.
  *
@@ -169,7 +169,7 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
             decision,
             entry,
             'needs-approval',
-            `Still waiting for approval ${earlier}: run \`hintgate approvals approve ${earlier}\`, then call ${entry.namespacedName} again with the same arguments.`,
+            `Still waiting for a person to approve this call (approval ${earlier} in the gateway's approval queue); it was not run. Tell the user; once they say it is approved, call ${entry.namespacedName} again with the same arguments.`,
             earlier,
           );
         }
@@ -182,6 +182,7 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
       tool: entry.namespacedName,
       sessionId: ctx.session.id,
       ...clientName(ctx),
+      ...(ctx.session.principal === undefined ? {} : { requestedBy: ctx.session.principal }),
       arguments: redactSecrets(ctx.params['arguments'] ?? {}),
       annotations: requireAnnotations(ctx).annotations,
       reason: decision.reason,
@@ -196,7 +197,7 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
         decision,
         entry,
         'needs-approval',
-        `needs approval: run \`hintgate approvals approve ${approval.id}\` (or POST /api/approvals/${approval.id}/approve), then call ${entry.namespacedName} again with the same arguments.`,
+        `needs approval: this call waits for a person in the gateway's approval queue (approval ${approval.id}); it was not run. Tell the user: an approver decides it in the dashboard or with the hintgate CLI on the gateway's host. Once approved, call ${entry.namespacedName} again with the same arguments.`,
         approval.id,
       );
     }
@@ -289,7 +290,7 @@ function queueRefusal(
     decision,
     entry,
     'expired',
-    `needs approval: nobody approved ${tool} in time (approval ${approval.id} expired), so the call was not run. Call it again and ask the user to approve it while it waits: \`hintgate approvals list\`, then \`hintgate approvals approve <id>\` (or POST /api/approvals/<id>/approve).`,
+    `needs approval: nobody approved ${tool} in time (approval ${approval.id} expired), so the call was not run. Tell the user: a person with the approver role decides calls in the gateway's approval queue (the dashboard, or the hintgate CLI on the gateway's host) while they wait.`,
     approval.id,
   );
 }

@@ -79,6 +79,7 @@ export class ToolView {
   private json: ListJson | undefined;
   private resolvableListed: readonly JsonObject[] | undefined;
   private resolvableJson: ListJson | undefined;
+  private restricted: Map<string, RestrictedListing> | undefined;
 
   constructor(input: ViewInput) {
     const { catalog } = input;
@@ -178,10 +179,54 @@ export class ToolView {
     return this.json;
   }
 
+  /**
+   * This view's listing with only the tools `allowed` keeps (access rules: what one
+   * principal may call), built once per view and `key` (who is asking), serialized once.
+   */
+  restrictedTo(key: string, allowed: (entry: CatalogEntry) => boolean): RestrictedListing {
+    this.restricted ??= new Map();
+    let found = this.restricted.get(key);
+    if (found === undefined) {
+      const kept = (listed: readonly JsonObject[]): readonly JsonObject[] =>
+        listed.filter((tool) => {
+          const name = tool['name'];
+          if (typeof name !== 'string') return false;
+          const known = this.lookup(name);
+          return (known.kind === 'tool' || known.kind === 'local') && allowed(known.entry);
+        });
+      const listed = kept(this.listed);
+      const resolvable = this.listedFor(true);
+      const resolvableListed = resolvable === this.listed ? listed : kept(resolvable);
+      const meta = this.metaJson();
+      let json: ListJson | undefined;
+      let resolvableJson: ListJson | undefined;
+      found = {
+        listedFor: (wantsResolvable) => (wantsResolvable ? resolvableListed : listed),
+        listJson: (wantsResolvable) =>
+          wantsResolvable && resolvableListed !== listed
+            ? (resolvableJson ??= { tools: `[${resolvableListed.map(toolJson).join(',')}]`, meta })
+            : (json ??= { tools: `[${listed.map(toolJson).join(',')}]`, meta }),
+      };
+      // Bounded: a view lives until the catalog or a toolset changes; principals may be many.
+      if (this.restricted.size >= MAX_RESTRICTED) this.restricted.clear();
+      this.restricted.set(key, found);
+    }
+    return found;
+  }
+
   private metaJson(): string | undefined {
     return this.meta === undefined ? undefined : asciiJson(JSON.stringify(this.meta).slice(1, -1));
   }
 }
+
+/** A view's listing as one principal sees it (see {@link ToolView.restrictedTo}). */
+export interface RestrictedListing {
+  listedFor(resolvable: boolean): readonly JsonObject[];
+  listJson(resolvable: boolean): ListJson;
+}
+
+/** Restricted listings kept per view. */
+const MAX_RESTRICTED = 1_000;
 
 /**
  * Adjusted entries by catalog entry and adjustment: a view rebuilt because one note changed

@@ -1,9 +1,16 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import type { Principal } from '../../gateway/access.js';
 import type { ApprovalStatus, Store } from '../../store/store.js';
 import type { RouteMounter } from '../app.js';
-import { apiError, badRequest, principalOf } from './errors.js';
+import { requestPrincipal } from '../app.js';
+import { apiError, badRequest } from './errors.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired'];
+
+/** Who holds the approver role (`access.approvers`). */
+export interface ApproverRole {
+  isApprover(principal: Principal): boolean;
+}
 
 /**
  * The approval queue over HTTP, behind the front's checks (bearer token, Host, Origin):
@@ -13,14 +20,18 @@ const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'e
  * - `POST /api/approvals/:id/approve` and `…/deny`, with an optional JSON body
  *   `{ "note": "…", "by": "alice" }`: decides a pending approval (recorded as decided by
  *   `api:<principal>[/<by>]`); 404 for an unknown id, 409 when it is no longer pending.
+ *   Only a principal with the approver role may decide (403 otherwise), never the principal
+ *   that made the call, and never an anonymous request (auth off, no token): a person
+ *   approves, not the caller.
  *
  * A call waiting for the approval (on this gateway or another sharing the store) goes on
  * or is refused as soon as the decision is stored.
  */
 export function approvalsApi(
   store: Pick<Store, 'listApprovals' | 'getApproval' | 'decideApproval'>,
+  approvers: ApproverRole,
 ): RouteMounter {
-  return (app: Hono, security) => {
+  return (app: Hono) => {
     app.get('/api/approvals', async (c) => {
       const status = c.req.query('status');
       const limit = c.req.query('limit');
@@ -75,10 +86,28 @@ export function approvalsApi(
           return badRequest(c, 'note: expected a string');
         if (by !== undefined && (typeof by !== 'string' || !/^[\w.@-]{1,64}$/.test(by)))
           return badRequest(c, 'by: expected a name (letters, digits, . _ @ -)');
+        const principal = requestPrincipal(c);
+        const id = c.req.param('id');
+        if (principal === undefined)
+          return forbidden(
+            c,
+            `deciding approvals needs an approver's bearer token (this request has none); or use \`hintgate approvals ${action}\` on the gateway's host`,
+          );
+        if (!approvers.isApprover(principal))
+          return forbidden(
+            c,
+            `${principal.name} does not have the approver role (access.approvers in config)`,
+          );
         try {
-          const approval = await store.decideApproval(c.req.param('id'), {
+          const asked = await store.getApproval(id);
+          if (asked?.requestedBy !== undefined && asked.requestedBy === principal.name)
+            return forbidden(
+              c,
+              `${principal.name} made this call and may not decide its approval; another approver must`,
+            );
+          const approval = await store.decideApproval(id, {
             status,
-            by: `api:${principalOf(security)}${by === undefined ? '' : `/${by}`}`,
+            by: `api:${principal.name}${by === undefined ? '' : `/${by}`}`,
             ...(note === undefined ? {} : { note }),
           });
           return c.json(approval);
@@ -88,4 +117,8 @@ export function approvalsApi(
       });
     }
   };
+}
+
+function forbidden(c: Context, message: string): Response {
+  return c.json({ error: { code: 'FORBIDDEN', message } }, 403);
 }

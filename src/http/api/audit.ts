@@ -8,6 +8,7 @@ const FILTERS = {
   tool: 'tool',
   server: 'server',
   session: 'sessionId',
+  principal: 'principal',
   decision: 'decision',
   outcome: 'outcome',
   since: 'since',
@@ -16,7 +17,7 @@ const FILTERS = {
 
 /**
  * The audit log over HTTP, behind the front's checks: `GET /api/audit` with any of `tool`
- * (flattened or namespaced name), `server`, `session`, `decision`, `outcome`, `since` and
+ * (flattened or namespaced name), `server`, `session`, `principal`, `decision`, `outcome`, `since` and
  * `until` (ISO 8601 dates) and `limit` (default 100, at most 10,000); records newest first
  * as `{ records: [...] }`. Arguments in records are as the audit step kept them (secrets
  * redacted).

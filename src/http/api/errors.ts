@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import type { HintgateErrorCode } from '../../core/errors.js';
 import { HintgateError } from '../../core/errors.js';
-import type { HttpSecurity } from '../auth.js';
 
 /** The one table from hintgate error codes to HTTP statuses for `/api` routes. */
 export const HTTP_STATUS_FOR: Readonly<
@@ -39,9 +38,4 @@ export function apiError(c: Context, error: unknown): Response {
 /** A 400 answer naming what was wrong with the request. */
 export function badRequest(c: Context, message: string): Response {
   return c.json({ error: { code: 'INPUT_INVALID', message } }, 400);
-}
-
-/** Who made an `/api` request, for the records it leaves: the bearer, or nobody (no auth). */
-export function principalOf(security: HttpSecurity): string {
-  return security.token === undefined ? 'anonymous' : 'bearer';
 }

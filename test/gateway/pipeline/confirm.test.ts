@@ -376,7 +376,9 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     expect(JSON.stringify(result['content'])).toContain(
       `needs approval: nobody approved s.delete_item in time (approval ${ctx.trace.approvalId ?? ''} expired)`,
     );
-    expect(JSON.stringify(result['content'])).toContain('`hintgate approvals approve <id>`');
+    // Where a person approves, never a command the model could run to approve itself.
+    expect(JSON.stringify(result['content'])).toContain('approval queue');
+    expect(JSON.stringify(result['content'])).not.toMatch(/approvals approve|\/api\/approvals/);
     expect((await store.getApproval(ctx.trace.approvalId ?? ''))?.status).toBe('expired');
   });
 
@@ -396,7 +398,7 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     expect(next).toHaveBeenCalledTimes(1);
   });
 
-  it('without waiting, says how to approve, and runs the same call once approved', async () => {
+  it('without waiting, says where a person approves, and runs the same call once approved', async () => {
     const next = fakeNext();
     const step = pipeline(settingsOf({ waitForApproval: false }), next, store);
     const first = await step(call(TOOLS.destructive, { session: HEADLESS }));
@@ -406,11 +408,14 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     expect(first['content']).toEqual([
       {
         type: 'text',
-        text: `needs approval: run \`hintgate approvals approve ${id}\` (or POST /api/approvals/${id}/approve), then call s.delete_item again with the same arguments.`,
+        text: `needs approval: this call waits for a person in the gateway's approval queue (approval ${id}); it was not run. Tell the user: an approver decides it in the dashboard or with the hintgate CLI on the gateway's host. Once approved, call s.delete_item again with the same arguments.`,
       },
     ]);
     const again = await step(call(TOOLS.destructive, { session: HEADLESS }));
-    expect(JSON.stringify(again['content'])).toContain(`Still waiting for approval ${id}`);
+    expect(JSON.stringify(again['content'])).toContain(
+      `Still waiting for a person to approve this call (approval ${id}`,
+    );
+    expect(JSON.stringify(again['content'])).not.toContain('approvals approve');
     await store.decideApproval(id ?? '', { status: 'approved', by: 'cli:alice' });
     expect(
       await step(call(TOOLS.destructive, { session: HEADLESS, args: { id: 8, token: 'x' } })),

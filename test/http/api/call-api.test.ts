@@ -1,81 +1,187 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpEndpoint } from '../../../src/front/http-endpoint.js';
+import { AccessControl, PrincipalDirectory } from '../../../src/gateway/access.js';
+import { accessSchema } from '../../../src/config/access-schema.js';
 import { callApiRoutes } from '../../../src/http/api/routes.js';
-import type { HttpSecurity } from '../../../src/http/auth.js';
+import { createHttpApp } from '../../../src/http/app.js';
+import type { NamedToken } from '../../../src/http/auth.js';
+import { httpSecurity } from '../../../src/http/auth.js';
 import type { Store } from '../../../src/store/store.js';
 import { openTestStore } from '../../helpers/store.js';
 
-const SECURITY: HttpSecurity = {
-  token: 'x'.repeat(20),
-  allowedHosts: undefined,
-  allowedOrigins: [],
+const AGENT = 'agent-token-0123456789';
+const DANA = 'dana-token-0123456789';
+const TOKENS: NamedToken[] = [
+  { principal: { name: 'agent', groups: [] }, token: AGENT },
+  { principal: { name: 'dana', groups: ['ops'] }, token: DANA },
+];
+const as = (token: string | undefined, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: {
+    host: '127.0.0.1',
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  },
+});
+/** The /api routes do not reach the MCP endpoint. */
+const NO_MCP: McpEndpoint = {
+  fetch: () => Promise.reject(new Error('not used')),
+  sessionCount: 0,
+  close: () => Promise.resolve(),
 };
+
+/** The front's app with the call-path routes, auth on or off. */
+function appWith(store: Store, authDisabled: boolean): Hono {
+  const access = new AccessControl(
+    accessSchema.parse({ approvers: ['group:ops'] }),
+    new PrincipalDirectory(TOKENS.map((entry) => entry.principal)),
+  );
+  return createHttpApp({
+    endpoint: NO_MCP,
+    security: httpSecurity({
+      host: '127.0.0.1',
+      token: undefined,
+      tokens: TOKENS,
+      authDisabled,
+      allowedHosts: [],
+      allowedOrigins: [],
+    }),
+    routes: callApiRoutes({ store, stats: () => ({ cache: { hits: 3 } }), approvers: access }),
+  });
+}
 
 describe('the /api routes of the call path', () => {
   let store: Store;
   let app: Hono;
+  let open: Hono;
   beforeAll(async () => {
     store = await openTestStore();
-    app = new Hono();
-    for (const mount of callApiRoutes({ store, stats: () => ({ cache: { hits: 3 } }) }))
-      mount(app, SECURITY);
+    app = appWith(store, false);
+    open = appWith(store, true);
   });
   afterAll(() => store?.close());
 
-  const queue = () =>
+  const queue = (requestedBy: string | undefined = 'agent') =>
     store.createApproval({
       server: 's',
       tool: 's.delete_item',
       arguments: { id: 1 },
       reason: 'destructiveHint: true (declared)',
       timeoutMs: 60_000,
+      ...(requestedBy === undefined ? {} : { requestedBy }),
     });
+  const url = (path: string) => `http://127.0.0.1${path}`;
 
   it('lists approvals, filters by status, and checks its parameters', async () => {
     const pending = await queue();
-    const listed = (await (await app.request('/api/approvals?status=pending')).json()) as {
-      approvals: { id: string }[];
+    const listed = (await (
+      await app.request(url('/api/approvals?status=pending'), as(AGENT))
+    ).json()) as {
+      approvals: { id: string; requestedBy?: string }[];
     };
-    expect(listed.approvals.map((approval) => approval.id)).toContain(pending.id);
-    expect((await app.request('/api/approvals?status=maybe')).status).toBe(400);
-    expect((await app.request('/api/approvals?limit=-1')).status).toBe(400);
-    expect(await (await app.request(`/api/approvals/${pending.id}`)).json()).toMatchObject({
-      id: pending.id,
-      status: 'pending',
+    expect(listed.approvals.find((approval) => approval.id === pending.id)).toMatchObject({
+      requestedBy: 'agent',
     });
-    expect((await app.request('/api/approvals/ffffffffffff')).status).toBe(404);
+    expect((await app.request(url('/api/approvals?status=maybe'), as(AGENT))).status).toBe(400);
+    expect((await app.request(url('/api/approvals?limit=-1'), as(AGENT))).status).toBe(400);
+    expect(
+      await (await app.request(url(`/api/approvals/${pending.id}`), as(AGENT))).json(),
+    ).toMatchObject({ id: pending.id, status: 'pending' });
+    expect((await app.request(url('/api/approvals/ffffffffffff'), as(AGENT))).status).toBe(404);
+    expect((await app.request(url('/api/approvals'), as(undefined))).status).toBe(401);
   });
 
-  it('approves and denies as the bearer, once; a second decision is a conflict', async () => {
+  it('lets an approver decide, once; a second decision is a conflict', async () => {
     const first = await queue();
-    const approved = await app.request(`/api/approvals/${first.id}/approve`, {
-      method: 'POST',
-      body: JSON.stringify({ note: 'ok', by: 'dana' }),
-    });
+    const approved = await app.request(
+      url(`/api/approvals/${first.id}/approve`),
+      as(DANA, { method: 'POST', body: JSON.stringify({ note: 'ok', by: 'desk-2' }) }),
+    );
     expect(approved.status).toBe(200);
     expect(await approved.json()).toMatchObject({
       status: 'approved',
-      decidedBy: 'api:bearer/dana',
+      decidedBy: 'api:dana/desk-2',
+      requestedBy: 'agent',
       note: 'ok',
     });
-    const again = await app.request(`/api/approvals/${first.id}/deny`, { method: 'POST' });
+    const again = await app.request(
+      url(`/api/approvals/${first.id}/deny`),
+      as(DANA, { method: 'POST' }),
+    );
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ error: { code: 'CONFLICT' } });
     const second = await queue();
-    const denied = await app.request(`/api/approvals/${second.id}/deny`, { method: 'POST' });
-    expect(await denied.json()).toMatchObject({ status: 'denied', decidedBy: 'api:bearer' });
+    const denied = await app.request(
+      url(`/api/approvals/${second.id}/deny`),
+      as(DANA, { method: 'POST' }),
+    );
+    expect(await denied.json()).toMatchObject({ status: 'denied', decidedBy: 'api:dana' });
     expect(
-      (await app.request(`/api/approvals/${second.id}/deny`, { method: 'POST', body: '{oops' }))
-        .status,
+      (
+        await app.request(
+          url(`/api/approvals/${second.id}/deny`),
+          as(DANA, { method: 'POST', body: '{oops' }),
+        )
+      ).status,
     ).toBe(400);
     expect(
       (
-        await app.request(`/api/approvals/${second.id}/deny`, {
-          method: 'POST',
-          body: JSON.stringify({ by: 'not a name!' }),
-        })
+        await app.request(
+          url(`/api/approvals/${second.id}/deny`),
+          as(DANA, { method: 'POST', body: JSON.stringify({ by: 'not a name!' }) }),
+        )
       ).status,
     ).toBe(400);
+  });
+
+  it('refuses the caller approving its own call, and anyone without the approver role', async () => {
+    const pending = await queue('agent');
+    const itself = await app.request(
+      url(`/api/approvals/${pending.id}/approve`),
+      as(AGENT, { method: 'POST', body: JSON.stringify({ by: 'the-agent-itself' }) }),
+    );
+    expect(itself.status).toBe(403);
+    expect(await itself.json()).toMatchObject({
+      error: {
+        code: 'FORBIDDEN',
+        message: 'agent does not have the approver role (access.approvers in config)',
+      },
+    });
+    // An approver that made the call may not approve it either.
+    const own = await queue('dana');
+    const dana = await app.request(
+      url(`/api/approvals/${own.id}/approve`),
+      as(DANA, { method: 'POST' }),
+    );
+    expect(dana.status).toBe(403);
+    expect(await dana.json()).toMatchObject({
+      error: { message: expect.stringContaining('dana made this call') },
+    });
+    expect((await store.getApproval(pending.id))?.status).toBe('pending');
+    expect((await store.getApproval(own.id))?.status).toBe('pending');
+  });
+
+  it('without auth on the front, refuses anonymous decisions but takes an approver token', async () => {
+    const pending = await queue(undefined);
+    const anonymous = await open.request(
+      url(`/api/approvals/${pending.id}/approve`),
+      as(undefined, { method: 'POST' }),
+    );
+    expect(anonymous.status).toBe(403);
+    expect(await anonymous.json()).toMatchObject({
+      error: { message: expect.stringContaining("needs an approver's bearer token") },
+    });
+    // Reading needs no token on a loopback front with auth off; a wrong token is still refused.
+    expect((await open.request(url('/api/approvals'), as(undefined))).status).toBe(200);
+    expect((await open.request(url('/api/approvals'), as('wrong-token-0123456789'))).status).toBe(
+      401,
+    );
+    const approved = await open.request(
+      url(`/api/approvals/${pending.id}/approve`),
+      as(DANA, { method: 'POST' }),
+    );
+    expect(approved.status).toBe(200);
+    expect(await approved.json()).toMatchObject({ decidedBy: 'api:dana' });
   });
 
   it('queries the audit log with filters', async () => {
@@ -89,19 +195,23 @@ describe('the /api routes of the call path', () => {
         outcome: 'denied',
       },
     ]);
-    const all = (await (await app.request('/api/audit?server=s')).json()) as {
+    const all = (await (await app.request(url('/api/audit?server=s'), as(AGENT))).json()) as {
       records: { tool: string }[];
     };
     expect(all.records.map((record) => record.tool).sort()).toEqual(['s_del', 's_get']);
-    const denied = (await (await app.request('/api/audit?decision=denied&limit=5')).json()) as {
+    const denied = (await (
+      await app.request(url('/api/audit?decision=denied&limit=5'), as(AGENT))
+    ).json()) as {
       records: { tool: string }[];
     };
     expect(denied.records.map((record) => record.tool)).toEqual(['s_del']);
-    expect((await app.request('/api/audit?since=not-a-date')).status).toBe(400);
-    expect((await app.request('/api/audit?limit=many')).status).toBe(400);
+    expect((await app.request(url('/api/audit?since=not-a-date'), as(AGENT))).status).toBe(400);
+    expect((await app.request(url('/api/audit?limit=many'), as(AGENT))).status).toBe(400);
   });
 
   it('serves the stats it is given', async () => {
-    expect(await (await app.request('/api/stats')).json()).toEqual({ cache: { hits: 3 } });
+    expect(await (await app.request(url('/api/stats'), as(AGENT))).json()).toEqual({
+      cache: { hits: 3 },
+    });
   });
 });
