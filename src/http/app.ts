@@ -25,9 +25,6 @@ export interface HttpAppOptions {
   readonly onPrincipal?: (principal: Principal) => void;
 }
 
-/** 2025 sessions whose owner is remembered at most (the oldest forgotten). */
-const MAX_SESSION_OWNERS = 100_000;
-
 /** The principal that passed the front's checks for this request. */
 export function requestPrincipal(c: Context): Principal | undefined {
   return c.get('principal');
@@ -42,7 +39,6 @@ export function requestPrincipal(c: Context): Principal | undefined {
 export function createHttpApp(options: HttpAppOptions): Hono {
   const { endpoint, security } = options;
   const app = new Hono();
-  const owners = new Map<string, string>();
   const check = async (c: Context, next: () => Promise<void>): Promise<Response | undefined> => {
     const checked = await authenticate(c.req.raw, security);
     if (checked instanceof Response) return checked;
@@ -53,28 +49,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   };
   app.use('/mcp', check);
   app.use('/api/*', check);
-  app.all('/mcp', async (c) => {
-    const principal = requestPrincipal(c)?.name;
-    const sessionId = c.req.header('mcp-session-id');
-    if (sessionId !== undefined) {
-      const owner = owners.get(sessionId);
-      if (owner !== undefined && owner !== (principal ?? '')) {
-        return c.json(
-          { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
-          404,
-        );
-      }
-    }
-    const response = await endpoint.fetch(c.req.raw, principal);
-    const opened = response.headers.get('mcp-session-id');
-    if (sessionId === undefined && opened !== null) {
-      if (owners.size >= MAX_SESSION_OWNERS) owners.delete(owners.keys().next().value!);
-      owners.set(opened, principal ?? '');
-    } else if (sessionId !== undefined && c.req.method === 'DELETE' && response.ok) {
-      owners.delete(sessionId);
-    }
-    return response;
-  });
+  // The endpoint binds each 2025 session to the principal that opened it.
+  app.all('/mcp', (c) => endpoint.fetch(c.req.raw, requestPrincipal(c)?.name));
   for (const mount of options.routes ?? []) mount(app, security);
   app.notFound((c) => c.json({ error: 'not found', path: c.req.path }, 404));
   return app;

@@ -31,7 +31,6 @@ export function access(control: AccessControl, toolsetOf: ToolsetOf): CallMiddle
         annotations: annotations.annotations,
       });
     }
-    ctx.trace['access'] = decision.by;
     if (decision.allowed) return next();
     return Promise.resolve(refuse(ctx, entry.namespacedName, principal.name, decision));
   };
@@ -53,7 +52,6 @@ export function guardedScope(
       const entry = requireEntry(ctx);
       const principal = control.principals.lookup(ctx.session.principal);
       const decision = control.decideEntry(principal, toolsetOf(ctx.session), entry);
-      ctx.trace['access'] = decision.by;
       if (decision.allowed) return scope.callLocal(ctx);
       return Promise.resolve(refuse(ctx, entry.namespacedName, principal.name, decision));
     },

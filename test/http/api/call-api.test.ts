@@ -27,6 +27,7 @@ const as = (token: string | undefined, init: RequestInit = {}): RequestInit => (
 const NO_MCP: McpEndpoint = {
   fetch: () => Promise.reject(new Error('not used')),
   sessionCount: 0,
+  expireIdle: () => Promise.resolve(0),
   close: () => Promise.resolve(),
 };
 
