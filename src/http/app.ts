@@ -12,7 +12,7 @@ declare module 'hono' {
   }
 }
 
-/** Mounts more routes on the app (the `/api` routes of later issues). */
+/** Mounts more routes on the app (the `/api` routes). */
 export type RouteMounter = (app: Hono, security: HttpSecurity) => void;
 
 /** Options of {@link createHttpApp}. */

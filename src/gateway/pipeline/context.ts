@@ -20,7 +20,7 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
-/** Where a call can be sent: one downstream server connection (a replica, later). */
+/** Where a call can be sent: one downstream server connection, or one of its replicas. */
 export interface CallTarget {
   readonly name: string;
   callTool(params: JsonObject, options: DownstreamCallOptions): Promise<JsonObject>;
