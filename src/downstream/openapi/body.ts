@@ -4,6 +4,7 @@
  */
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import { isJsonObject } from '../../mcp/json-rpc.js';
+import type { SchemaDialect } from './schema.js';
 import { toJsonSchema } from './schema.js';
 
 /** How a call's arguments become the request body. */
@@ -39,7 +40,7 @@ const PREFERRED = [
  */
 export function bodyPlanOf(
   requestBody: unknown,
-  version: '3.0' | '3.1',
+  version: SchemaDialect,
   parameterNames: ReadonlySet<string>,
 ): BodyArguments | undefined {
   if (!isJsonObject(requestBody) || !isJsonObject(requestBody['content'])) return undefined;

@@ -11,7 +11,8 @@ import { OpenApiDocumentError } from './document.js';
 import { OPENAPI_META_KEY, hostKindOf } from './annotations.js';
 import { bodyPlanOf } from './body.js';
 import type { BodyPlan } from './body.js';
-import { toJsonSchema } from './schema.js';
+import type { SchemaDialect } from './schema.js';
+import { SchemaCache, toJsonSchema } from './schema.js';
 
 /** The methods OpenAPI path items hold, in the order tools are listed. */
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -65,7 +66,8 @@ export interface ConvertOptions {
 
 /** Operations of a document as tools, in document order. */
 export function convertDocument(api: OpenApiDocument, options: ConvertOptions = {}): OpenApiTool[] {
-  const { document, version } = api;
+  const { document } = api;
+  const version: SchemaDialect = { version: api.version, cache: new SchemaCache() };
   const include = options.include?.map(compilePattern);
   const exclude = (options.exclude ?? []).map(compilePattern);
   const names = new Set<string>();
@@ -119,7 +121,7 @@ function toTool(
   },
   operation: JsonObject,
   item: JsonObject,
-  version: '3.0' | '3.1',
+  version: SchemaDialect,
   security: unknown,
 ): OpenApiTool {
   const { parameters, properties, required } = parametersOf(item, operation, version);
@@ -166,7 +168,7 @@ function toTool(
 }
 
 /** Path-level parameters, overridden by the operation's of the same name and place. */
-function parametersOf(item: JsonObject, operation: JsonObject, version: '3.0' | '3.1') {
+function parametersOf(item: JsonObject, operation: JsonObject, version: SchemaDialect) {
   const byKey = new Map<string, JsonObject>();
   for (const list of [item['parameters'], operation['parameters']]) {
     if (!Array.isArray(list)) continue;
@@ -213,7 +215,7 @@ function parametersOf(item: JsonObject, operation: JsonObject, version: '3.0' | 
 /** The JSON success response's schema, as an object schema (`{ result }` around others). */
 function outputOf(
   responses: unknown,
-  version: '3.0' | '3.1',
+  version: SchemaDialect,
 ): { schema: JsonObject; wraps: boolean } | undefined {
   if (!isJsonObject(responses)) return undefined;
   const codes = Object.keys(responses)

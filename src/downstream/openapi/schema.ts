@@ -39,29 +39,62 @@ const DROPPED = new Set(['nullable', 'discriminator', 'xml', 'externalDocs', 'ex
  * The JSON Schema for an OpenAPI schema object; `{}` (anything) for a missing one. A schema
  * met again inside itself becomes `{ description: "(recursive: …)" }`.
  */
-export function toJsonSchema(schema: unknown, version: '3.0' | '3.1'): JsonObject {
-  return convert(schema, version, new Set());
+export function toJsonSchema(schema: unknown, dialect: SchemaDialect): JsonObject {
+  return convert(schema, dialect.version, {
+    ancestors: new Set(),
+    stops: 0,
+    shared: dialect.cache,
+  });
 }
 
-function convert(schema: unknown, version: '3.0' | '3.1', ancestors: Set<object>): JsonObject {
+/** The document's OpenAPI version, and the conversions its tools share. */
+export interface SchemaDialect {
+  readonly version: '3.0' | '3.1';
+  readonly cache: SchemaCache;
+}
+
+/**
+ * Conversions of schema objects whose result does not depend on where they are met (no
+ * recursion cut inside): a document's shared schemas are converted once, and their results
+ * shared between tools (they are never changed afterwards).
+ */
+export class SchemaCache {
+  readonly results = new WeakMap<object, JsonObject>();
+}
+
+interface Walk {
+  readonly ancestors: Set<object>;
+  /** Recursion cuts made so far: a subtree with none is the same wherever it is met. */
+  stops: number;
+  readonly shared: SchemaCache;
+}
+
+function convert(schema: unknown, version: '3.0' | '3.1', walk: Walk): JsonObject {
   if (schema === true || schema === undefined) return {};
   if (schema === false) return { not: {} };
   if (!isJsonObject(schema)) return {};
-  if (ancestors.has(schema)) return recursionStop(schema);
+  const known = walk.shared.results.get(schema);
+  if (known !== undefined) return known;
+  if (walk.ancestors.has(schema)) {
+    walk.stops++;
+    return recursionStop(schema);
+  }
   // A $ref left in place is one the parser could not inline (recursion): anything goes.
   if (typeof schema['$ref'] === 'string' && Object.keys(schema).length === 1)
     return { description: `(recursive: ${schema['$ref']})` };
+  const stopsBefore = walk.stops;
+  const { ancestors } = walk;
   ancestors.add(schema);
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED.has(key)) continue;
     if (ONE_SCHEMA.has(key) && (isJsonObject(value) || typeof value === 'boolean')) {
-      out[key] = convert(value, version, ancestors);
+      out[key] = convert(value, version, walk);
     } else if ((SCHEMA_LISTS.has(key) || key === 'items') && Array.isArray(value)) {
-      out[key] = value.map((item) => convert(item, version, ancestors));
+      out[key] = value.map((item) => convert(item, version, walk));
     } else if (SCHEMA_MAPS.has(key) && isJsonObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value).map(([name, item]) => [name, convert(item, version, ancestors)]),
+        Object.entries(value).map(([name, item]) => [name, convert(item, version, walk)]),
       );
     } else {
       out[key] = value;
@@ -69,6 +102,7 @@ function convert(schema: unknown, version: '3.0' | '3.1', ancestors: Set<object>
   }
   ancestors.delete(schema);
   if (version === '3.0') openApi30Keywords(schema, out);
+  if (walk.stops === stopsBefore) walk.shared.results.set(schema, out);
   return out;
 }
 
