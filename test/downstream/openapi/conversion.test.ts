@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../../src/config/load.js';
+import type { ConfigError } from '../../../src/config/load.js';
+import { parseConfig } from '../../../src/config/load.js';
 import { hostKindOf } from '../../../src/downstream/openapi/annotations.js';
 import {
   OpenApiDocumentError,
