@@ -1,7 +1,8 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
-import { loadConfig } from '../config/load.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import { openApiConfigIssues } from '../downstream/openapi/check.js';
 import { HintgateError } from '../core/errors.js';
 
 /** The names `hintgate serve` and `hintgate tools` look for in the working directory. */
@@ -29,7 +30,18 @@ export async function findConfigFile(given: string | undefined, cwd: string): Pr
   );
 }
 
-/** Finds and loads the config, expanding variables from the process environment. */
-export async function loadCliConfig(given: string | undefined): Promise<LoadedConfig> {
-  return loadConfig(await findConfigFile(given, process.cwd()), { env: process.env });
+/**
+ * Finds and loads the config, expanding variables from the process environment. With
+ * `documents`, for commands that start servers, the OpenAPI documents it names are read too:
+ * one that cannot be used is a config error.
+ */
+export async function loadCliConfig(
+  given: string | undefined,
+  { documents = false }: { documents?: boolean } = {},
+): Promise<LoadedConfig> {
+  const loaded = await loadConfig(await findConfigFile(given, process.cwd()), { env: process.env });
+  if (!documents) return loaded;
+  const issues = await openApiConfigIssues(loaded.config);
+  if (issues.length > 0) throw new ConfigError(loaded.file, issues);
+  return loaded;
 }

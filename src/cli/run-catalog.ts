@@ -19,7 +19,7 @@ export async function withGateway<T>(
   options: StoreCommandOptions,
   fn: (gateway: Gateway) => Promise<T> | T,
 ): Promise<T> {
-  const loaded = await loadCliConfig(options.config);
+  const loaded = await loadCliConfig(options.config, { documents: true });
   const store = await openStoreForCli({
     store: options.store ?? loaded.config.store,
     dataDir: options.dataDir === undefined ? loaded.dataDir : resolve(options.dataDir),

@@ -10,6 +10,8 @@ import type { Finding } from '../core/annotations/validate.js';
 import { validateAnnotations } from '../core/annotations/validate.js';
 import { HintgateError } from '../core/errors.js';
 import { inferAnnotations } from '../core/inference/infer.js';
+import type { InferenceResult } from '../core/inference/types.js';
+import { inferOpenApiAnnotations } from '../downstream/openapi/annotations.js';
 import { serverLogFile } from '../downstream/connect.js';
 import { Downstream } from '../downstream/downstream.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
@@ -57,7 +59,9 @@ export async function runLint(options: LintOptions): Promise<void> {
   }
   const target = await lintTarget(options, timeoutMs);
   const tools = await listTools(target, timeoutMs);
-  const results = tools.map((tool) => lintTool(tool, target.trust));
+  // An OpenAPI server's tools are inferred from their HTTP methods, as the catalog does.
+  const infer = target.config.openapi === undefined ? undefined : inferOpenApiAnnotations;
+  const results = tools.map((tool) => lintTool(tool, target.trust, infer));
   const errors = results.reduce((sum, result) => sum + result.errors.length, 0);
   const conflicts = results.reduce((sum, result) => sum + result.conflicts.length, 0);
   if (options.json === true) {
@@ -183,13 +187,18 @@ function describeTarget(target: LintTarget): string {
 }
 
 /** Lints one listed tool. */
-export function lintTool(tool: JsonObject, trust: Trust): ToolLint {
+export function lintTool(
+  tool: JsonObject,
+  trust: Trust,
+  infer?: (tool: JsonObject) => InferenceResult | undefined,
+): ToolLint {
   const name = typeof tool['name'] === 'string' ? tool['name'] : '(unnamed)';
   const declared = isJsonObject(tool['annotations'])
     ? (tool['annotations'] as ToolAnnotations)
     : undefined;
   const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
-  const inference = inferAnnotations({ name, description, inputSchema: tool['inputSchema'] });
+  const inference =
+    infer?.(tool) ?? inferAnnotations({ name, description, inputSchema: tool['inputSchema'] });
   const { errors, warnings } = validateAnnotations(declared ?? {});
   const reasons: Record<string, string> = {};
   for (const [field, reason] of Object.entries(inference.reasons))

@@ -37,7 +37,7 @@ function say(line: string): void {
  * once, the stdio and/or HTTP fronts, then every server's process group ended.
  */
 export async function runServe(options: ServeOptions): Promise<void> {
-  const loaded = await loadCliConfig(options.config);
+  const loaded = await loadCliConfig(options.config, { documents: true });
   const { config } = loaded;
   const listenAt = options.http ?? (options.stdio === true ? undefined : config.http.listen);
   const useStdio = options.stdio === true || listenAt === undefined;

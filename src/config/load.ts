@@ -73,11 +73,30 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
       issues.push({ path: issue.path.join('.'), message: issue.message });
   }
   if (issues.length > 0 || !parsed.success) throw new ConfigError(file, issues);
-  const config = parsed.data;
+  const config = withDocumentPaths(parsed.data, dirname(file));
   const dataDir = isAbsolute(config.dataDir)
     ? config.dataDir
     : resolve(dirname(file), config.dataDir);
   return { config, file, dataDir };
+}
+
+/** OpenAPI documents given as relative file paths are read from the config file's directory. */
+function withDocumentPaths(config: Config, base: string): Config {
+  const servers = Object.entries(config.mcpServers);
+  if (!servers.some(([, server]) => isRelativeFile(server.openapi))) return config;
+  const mcpServers = Object.fromEntries(
+    servers.map(([name, server]) => [
+      name,
+      isRelativeFile(server.openapi)
+        ? { ...server, openapi: resolve(base, server.openapi) }
+        : server,
+    ]),
+  );
+  return { ...config, mcpServers };
+}
+
+function isRelativeFile(source: string | undefined): source is string {
+  return source !== undefined && !/^[a-z][a-z0-9+.-]*:\/\//i.test(source) && !isAbsolute(source);
 }
 
 function parseText(text: string, file: string): unknown {
@@ -141,7 +160,10 @@ function expandEnvironment(
   return { ...raw, mcpServers: servers };
 }
 
-/** A server (or replica) entry with variables expanded in `url`, `env` and `headers`. */
+/**
+ * A server (or replica) entry with variables expanded in `url`, `env` and `headers` (and an
+ * OpenAPI server's `openapi`, `baseUrl` and `credentials`).
+ */
 function expandTransport(
   entry: Record<string, unknown>,
   at: string,
@@ -149,8 +171,11 @@ function expandTransport(
   issues: ConfigIssue[],
 ): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...entry };
-  if (typeof copy['url'] === 'string') copy['url'] = expand(copy['url'], `${at}.url`, env, issues);
-  for (const key of ['env', 'headers']) {
+  for (const key of ['url', 'openapi', 'baseUrl']) {
+    const value = copy[key];
+    if (typeof value === 'string') copy[key] = expand(value, `${at}.${key}`, env, issues);
+  }
+  for (const key of ['env', 'headers', 'credentials']) {
     const map = copy[key];
     if (!isRecord(map)) continue;
     copy[key] = Object.fromEntries(

@@ -81,6 +81,55 @@ const replicaSchema = z
     }
   });
 
+/**
+ * An HTTP API served as a server: each operation of its OpenAPI document becomes a tool
+ * (`src/downstream/openapi/`). `${VAR}` is expanded in `openapi`, `baseUrl`, `headers` and
+ * `credentials`; a relative `openapi` path is read from the config file's directory.
+ */
+const openApiFields = {
+  /** The OpenAPI 3.0 or 3.1 document (JSON or YAML): a file path or an http(s) URL. */
+  openapi: z.string('expected a file path or URL').min(1, 'expected a file path or URL').optional(),
+  /** Where requests go; default: the document's first `servers` URL. */
+  baseUrl: z.url('expected a URL (http:// or https://)').optional(),
+  /**
+   * Which operations become tools: operationIds, tags, or path globs (`/pets/*`, `/admin/**`,
+   * optionally after a method: `GET /pets/*`). Default: every operation.
+   */
+  include: z.array(z.string().min(1, 'expected a non-empty pattern')).optional(),
+  /** Operations left out, by the same patterns as `include`; applied after it. */
+  exclude: z.array(z.string().min(1, 'expected a non-empty pattern')).optional(),
+  /**
+   * Secrets for the document's security schemes, by scheme name: a bearer token, `user:password`
+   * for basic auth, or an API key (sent in the header or query parameter the scheme names).
+   */
+  credentials: stringMap.optional(),
+};
+
+function openApiIssues(
+  server: {
+    command?: string | undefined;
+    url?: string | undefined;
+    type?: string | undefined;
+    replicas: unknown[];
+  },
+  ctx: z.RefinementCtx,
+): void {
+  for (const key of ['command', 'url', 'type'] as const) {
+    if (server[key] !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `has both "openapi" and "${key}"; keep one`,
+      });
+  }
+  if (server.replicas.length > 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['replicas'],
+      message: '"openapi" servers have no replicas',
+    });
+}
+
 /** One downstream MCP server: Claude Desktop's and Cursor's keys, and hintgate's beside them. */
 export const serverSchema = z
   .strictObject({
@@ -100,8 +149,17 @@ export const serverSchema = z
     replicas: z.array(replicaSchema).default([]),
     /** Dynamic annotations of this server's tools: its rules, forwarding, classifiers. */
     dynamic: serverDynamicSchema.default(serverDynamicSchema.parse({})),
+    ...openApiFields,
   })
   .superRefine((server, ctx) => {
+    if (server.openapi !== undefined) {
+      openApiIssues(server, ctx);
+      return;
+    }
+    for (const key of ['baseUrl', 'include', 'exclude', 'credentials'] as const) {
+      if (server[key] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" needs "openapi"` });
+    }
     if (server.replicas.length > 0 && (server.command !== undefined || server.url !== undefined)) {
       ctx.addIssue({
         code: 'custom',
@@ -112,7 +170,7 @@ export const serverSchema = z
     if (server.command === undefined && server.url === undefined && server.replicas.length === 0) {
       ctx.addIssue({
         code: 'custom',
-        message: 'expected either "command" (stdio) or "url" (HTTP)',
+        message: 'expected "command" (stdio), "url" (HTTP) or "openapi" (an HTTP API)',
       });
     }
     if (server.command !== undefined && server.url !== undefined) {

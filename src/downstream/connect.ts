@@ -14,6 +14,7 @@ import { DownstreamError } from '../mcp/rpc-errors.js';
 import { fromClientError } from './errors.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
+import { openApiTransport } from './openapi/server.js';
 import { ChildProcessTransport } from './stdio-transport.js';
 
 /**
@@ -101,8 +102,9 @@ async function connectOnce(
   deadline: number,
 ): Promise<Connection> {
   const { name, config } = options;
+  const transport =
+    config.openapi === undefined ? createTransport(options) : await openApiTransport(config);
   const remaining = Math.max(1, deadline - Date.now());
-  const transport = createTransport(options);
   const child = transport instanceof ChildProcessTransport ? transport : undefined;
   const client = new Client(
     { name: options.identity.name, version: options.identity.version },

@@ -36,6 +36,11 @@ export interface ServerAnnotationSettings {
    * itself). Without it the server's tools are static: no rule, classifier or forwarding.
    */
   readonly dynamic?: ServerDynamicSettings | undefined;
+  /**
+   * Inference of the server's own kind, for a tool it lists (an OpenAPI server's tools from
+   * their HTTP method); undefined, or no answer for a tool, means inference from its words.
+   */
+  readonly infer?: ((tool: JsonObject) => InferenceResult | undefined) | undefined;
 }
 
 /** A tool of one server before the flattened name (which depends on every server) is known. */
@@ -137,7 +142,7 @@ export function toToolRecord(
   const declared = isJsonObject(tool['annotations'])
     ? (tool['annotations'] as ToolAnnotations)
     : undefined;
-  const inference = inferAnnotations({ name, description, inputSchema });
+  const inference = settings.infer?.(tool) ?? inferAnnotations({ name, description, inputSchema });
   const namespaced = namespacedName(server, name);
   const detected =
     settings.dynamic?.classifiers === true

@@ -2,6 +2,7 @@ import type { Config, ServerConfig } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
 import type { DownstreamStatus, ListKind } from '../downstream/downstream.js';
 import { Downstream } from '../downstream/downstream.js';
+import { inferOpenApiAnnotations } from '../downstream/openapi/annotations.js';
 import type { FrontHub } from '../front/hub.js';
 import type { ServerAnnotationSettings } from './catalog-entry.js';
 import type { Catalog } from './catalog.js';
@@ -176,6 +177,8 @@ export class ServerSet {
         server.snapshot.capabilities,
         this.rules.get(name) ?? [],
       ),
+      // An OpenAPI server is listed by hintgate itself: its tools' hints come from HTTP methods.
+      infer: server.config.openapi === undefined ? undefined : inferOpenApiAnnotations,
     };
   }
 

@@ -70,7 +70,7 @@ describe('loadConfig', () => {
         'mcpServers.github.args: expected an array of strings',
         'mcpServers.github.trust: expected trusted or untrusted',
         'mcpServers.web.url: expected a URL (http:// or https://)',
-        'mcpServers.none: expected either "command" (stdio) or "url" (HTTP)',
+        'mcpServers.none: expected "command" (stdio), "url" (HTTP) or "openapi" (an HTTP API)',
         'mcpServers.bad name: server names may hold only letters, digits, "_" and "-"',
         '(top level): unknown key "htttp"',
       ]),
