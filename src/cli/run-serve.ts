@@ -46,6 +46,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
           ...(await import('../http/app.js')),
           ...(await import('../front/http-endpoint.js')),
           ...(await import('../http/api/routes.js')),
+          ...(await import('../http/dashboard.js')),
         };
   const address = listenAt === undefined ? undefined : http?.parseListenAddress(listenAt);
   const security =
@@ -114,16 +115,22 @@ export async function runServe(options: ServeOptions): Promise<void> {
         hub: gateway.hub,
         fastPath: options.fastPath,
       });
+      const dashboard = http.dashboard(gateway, security);
       listener = await http.listen(
         http.createHttpApp({
           endpoint,
           security,
-          routes: http.callApiRoutes({ store, stats: () => gateway.calls.stats() }),
+          sessions: dashboard.sessions,
+          routes: [
+            ...http.callApiRoutes({ store, stats: () => gateway.calls.stats() }),
+            ...dashboard.routes,
+          ],
         }),
         address.host,
         address.port,
       );
       say(`listening on ${listener.url}${security.token === undefined ? ' (no auth)' : ''}`);
+      say(`dashboard at ${listener.url.replace(/\/mcp$/, '/ui')}`);
     }
   } catch (error) {
     await gateway.close();

@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import type { HttpSecurity } from './auth.js';
 import { checkRequest } from './auth.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
+import type { DashboardSessions } from './ui/session.js';
+import { CSRF_HEADER } from './ui/session.js';
 
 /** Mounts more routes on the app (the `/api` routes of later issues). */
 export type RouteMounter = (app: Hono, security: HttpSecurity) => void;
@@ -12,6 +14,12 @@ export interface HttpAppOptions {
   readonly security: HttpSecurity;
   /** Extra routes, mounted after `/mcp` and behind the same checks. */
   readonly routes?: readonly RouteMounter[];
+  /**
+   * The dashboard's sessions: a browser signed in to the dashboard may call `/api` with its
+   * session cookie instead of the bearer token (Host checked; a state-changing request must
+   * come from this origin with the session's CSRF token in `X-CSRF-Token`).
+   */
+  readonly sessions?: DashboardSessions;
 }
 
 /** The principal recorded for a request that passed the bearer check. */
@@ -30,9 +38,20 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     await next();
     return undefined;
   });
+  const { sessions } = options;
   app.use('/api/*', async (c, next) => {
-    const refused = checkRequest(c.req.raw, security);
-    if (refused !== undefined) return refused;
+    const session = sessions?.sessionOf(c.req.raw);
+    if (sessions !== undefined && session !== undefined) {
+      const refused = sessions.checkHost(c.req.raw);
+      if (refused !== undefined) return refused;
+      const problem = sessions.refuseUnsafe(c.req.raw, session, c.req.header(CSRF_HEADER));
+      if (problem !== undefined) {
+        return c.json({ error: { code: 'FORBIDDEN', message: problem } }, 403);
+      }
+    } else {
+      const refused = checkRequest(c.req.raw, security);
+      if (refused !== undefined) return refused;
+    }
     await next();
     return undefined;
   });
