@@ -8,10 +8,8 @@
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/dashboard.js
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { CHROMIUM, launchBrowser } from '../test/helpers/browser.js';
 import {
   CLI,
   fixed,
@@ -26,7 +24,6 @@ import {
 const ROUNDS = Number(process.env['ROUNDS'] ?? 15);
 const SERVERS = 10;
 const PER_SERVER = 1000;
-const CHROMIUM = '/usr/bin/chromium';
 
 /** The catalog queries measured: the first page, a search, a filter, a late page. */
 const QUERIES: readonly (readonly [string, string])[] = [
@@ -89,23 +86,11 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 
-  const profile = mkdtempSync(join(tmpdir(), 'hintgate-bench-chromium-'));
-  const browser = existsSync(CHROMIUM)
-    ? await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      })
-    : undefined;
-  const tab = browser === undefined ? undefined : (browser.pages()[0] ?? (await browser.newPage()));
+  const browser = existsSync(CHROMIUM) ? await launchBrowser() : undefined;
+  const tab =
+    browser === undefined
+      ? undefined
+      : (browser.context.pages()[0] ?? (await browser.context.newPage()));
   await tab?.goto(`${base}/ui`);
 
   const html = new Map<string, number[]>();
@@ -127,7 +112,6 @@ async function main(): Promise<void> {
     }
   }
   await browser?.close();
-  rmSync(profile, { recursive: true, force: true });
   gateway.child.kill('SIGTERM');
 
   console.log(`dashboard catalog, ${SERVERS * PER_SERVER} tools, ${ROUNDS} rounds; ${machine()}`);

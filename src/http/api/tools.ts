@@ -1,7 +1,14 @@
 import type { Hono } from 'hono';
 import type { RouteMounter } from '../app.js';
 import type { DashboardGateway } from '../ui/data.js';
-import { findTool, globalView, queryCatalog, serverSummaries, toolJson } from '../ui/data.js';
+import {
+  catalogFilterFrom,
+  findTool,
+  globalView,
+  queryCatalog,
+  serverSummaries,
+  toolJson,
+} from '../ui/data.js';
 import { apiError } from './errors.js';
 
 /**
@@ -20,15 +27,10 @@ export function toolsApi(gateway: DashboardGateway): RouteMounter {
     app.get('/api/servers', (c) => c.json({ servers: serverSummaries(gateway) }));
     app.get('/api/tools', (c) => {
       try {
-        const result = queryCatalog(globalView(gateway).entries, {
-          q: c.req.query('q'),
-          server: c.req.query('server'),
-          hint: c.req.query('hint'),
-          source: c.req.query('source'),
-          conflict: c.req.query('conflict') === '1',
-          page: Number(c.req.query('page') ?? 1),
-          size: Number(c.req.query('size') ?? 50),
-        });
+        const result = queryCatalog(
+          globalView(gateway).entries,
+          catalogFilterFrom((name) => c.req.query(name)),
+        );
         return c.json({ ...result, tools: result.tools.map(toolJson) });
       } catch (error) {
         return apiError(c, error);

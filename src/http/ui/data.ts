@@ -79,6 +79,19 @@ export interface CatalogFilter {
   readonly size?: number | undefined;
 }
 
+/** A filter from query parameters (`q`, `server`, `hint`, `source`, `conflict=1`, `page`, `size`). */
+export function catalogFilterFrom(query: (name: string) => string | undefined): CatalogFilter {
+  return {
+    q: query('q'),
+    server: query('server'),
+    hint: query('hint'),
+    source: query('source'),
+    conflict: query('conflict') === '1',
+    page: Number(query('page') ?? 1),
+    size: Number(query('size') ?? 50),
+  };
+}
+
 /** One page of the catalog. */
 export interface CatalogPage {
   readonly total: number;

@@ -2,18 +2,19 @@ import { readFileSync } from 'node:fs';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { streamSSE } from 'hono/streaming';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { parseAssignments } from '../../core/annotations/assignments.js';
 import { HintgateError, errorMessage } from '../../core/errors.js';
 import { REF_ID_LENGTH } from '../../core/refs/ref-id.js';
 import { parseWhen } from '../../core/util/when.js';
 import { describeMember } from '../../gateway/toolsets/resolve.js';
-import type { AuditQuery, StoreEvent, ToolRef, ToolsetMember } from '../../store/types.js';
+import type { AuditQuery, ToolRef, ToolsetMember } from '../../store/types.js';
 import type { RouteMounter } from '../app.js';
-import type { CatalogFilter, DashboardGateway } from './data.js';
+import { streamStoreEvents } from '../store-events.js';
+import type { DashboardGateway } from './data.js';
 import {
   ANNOTATION_FIELDS,
+  catalogFilterFrom,
   findTool,
   globalView,
   queryCatalog,
@@ -81,7 +82,6 @@ const DONE: Readonly<Record<string, string>> = {
   denied: 'Denied: the call is refused.',
 };
 
-const KEEPALIVE_MS = 15_000;
 const REF_ID = new RegExp(`^[0-9a-f]{${REF_ID_LENGTH}}$`);
 const AUDIT_PAGE = 50;
 const AUDIT_MAX = 10_000;
@@ -180,15 +180,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
 
   // Catalog.
   ui.get('/', (c) => {
-    const filter: CatalogFilter = {
-      q: c.req.query('q'),
-      server: c.req.query('server'),
-      hint: c.req.query('hint'),
-      source: c.req.query('source'),
-      conflict: c.req.query('conflict') === '1',
-      page: Number(c.req.query('page') ?? 1),
-      size: Number(c.req.query('size') ?? 50),
-    };
+    const filter = catalogFilterFrom((name) => c.req.query(name));
     let result;
     let error: string | undefined;
     try {
@@ -408,33 +400,9 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     }
   });
   ui.get('/events', (c) =>
-    streamSSE(c, async (stream) => {
-      const queue: StoreEvent[] = [];
-      let wake: (() => void) | undefined;
-      const unwatch = store.watch((event) => {
-        if (event.kind !== 'approval' && event.kind !== 'resync') return;
-        queue.push(event);
-        wake?.();
-      });
-      stream.onAbort(() => wake?.());
-      try {
-        await stream.writeSSE({ event: 'ready', data: '{}' });
-        while (!stream.aborted) {
-          const event = queue.shift();
-          if (event !== undefined) {
-            await stream.writeSSE({ event: 'approval', data: JSON.stringify(event) });
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, KEEPALIVE_MS).unref();
-          });
-          wake = undefined;
-          if (queue.length === 0 && !stream.aborted) await stream.write(': keepalive\n\n');
-        }
-      } finally {
-        unwatch();
-      }
+    streamStoreEvents(c, store, {
+      name: 'approval',
+      accept: (event) => event.kind === 'approval' || event.kind === 'resync',
     }),
   );
 
