@@ -21,7 +21,7 @@ function layerFences() {
     http: ['cli'],
   };
   return Object.entries(above).map(([layer, banned]) => ({
-    files: [`src/${layer}/**/*.ts`],
+    files: [`src/${layer}/**/*.ts`, `src/${layer}/**/*.tsx`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -60,7 +60,7 @@ export default tseslint.config(
   },
   {
     // The core is pure: no Node built-ins, no I/O, nothing from the layers above it.
-    files: ['src/core/**/*.ts'],
+    files: ['src/core/**/*.ts', 'src/core/**/*.tsx'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -112,6 +112,11 @@ export default tseslint.config(
       ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: { ...globals.node },
     },
+  },
+  {
+    // The dashboard's script runs in the browser.
+    files: ['src/web/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   prettier,
 );

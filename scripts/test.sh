@@ -7,4 +7,6 @@ cd "$(dirname "$0")/.."
 npm ci --no-audit --no-fund --loglevel=error
 # shellcheck source=scripts/ensure-postgres.sh
 source scripts/ensure-postgres.sh
+# shellcheck source=scripts/ensure-chromium.sh
+source scripts/ensure-chromium.sh
 npm test

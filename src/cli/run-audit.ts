@@ -1,9 +1,12 @@
 import { HintgateError } from '../core/errors.js';
+import { parseWhen } from '../core/util/when.js';
 import type { AuditQuery, AuditRecord } from '../store/types.js';
 import { writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { withStore } from './store-access.js';
+
+export { parseWhen } from '../core/util/when.js';
 
 /** Options of `hintgate audit`. */
 export interface AuditOptions extends StoreCommandOptions {
@@ -16,31 +19,6 @@ export interface AuditOptions extends StoreCommandOptions {
   readonly outcome?: string;
   readonly session?: string;
   readonly limit?: string;
-}
-
-const AGO = /^(\d+)(s|m|h|d)$/;
-const UNIT_MS: Readonly<Record<string, number>> = {
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-/**
- * A `--since`/`--until` value as a date: an ISO 8601 date, or a time ago (`30s`, `10m`,
- * `2h`, `7d`) from `now`.
- */
-export function parseWhen(value: string, option: string, now = Date.now()): Date {
-  const ago = AGO.exec(value);
-  if (ago !== null) return new Date(now - Number(ago[1]) * (UNIT_MS[ago[2] ?? 's'] ?? 1_000));
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) {
-    throw new HintgateError(
-      'INPUT_INVALID',
-      `${option}: expected an ISO 8601 date or a time ago (30s, 10m, 2h, 7d), got "${value}"`,
-    );
-  }
-  return new Date(time);
 }
 
 /** `hintgate audit [--tool --server --since --until --decision --outcome --session --limit --json]`. */

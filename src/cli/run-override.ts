@@ -1,5 +1,4 @@
-import type { ToolAnnotations } from '../core/annotations/types.js';
-import { EXTENSION_FIELDS, MCP_ANNOTATION_FIELDS } from '../core/annotations/types.js';
+import { OVERRIDE_FIELDS as FIELDS, parseAssignments } from '../core/annotations/assignments.js';
 import { HintgateError } from '../core/errors.js';
 import type { AnnotationOverride } from '../store/types.js';
 import { writeOut } from './io.js';
@@ -13,66 +12,6 @@ export interface OverrideOptions extends StoreCommandOptions {
   readonly json?: boolean;
   /** Inside this toolset; global when absent. */
   readonly toolset?: string;
-}
-
-const FIELDS = new Set<string>([...MCP_ANNOTATION_FIELDS, ...EXTENSION_FIELDS]);
-const NUMBER_FIELDS = new Set(['estimatedDuration', 'rateLimitHint', 'costHint']);
-const BOOLEAN_FIELDS = new Set([
-  'readOnlyHint',
-  'destructiveHint',
-  'idempotentHint',
-  'openWorldHint',
-  'requiresConfirmation',
-  'auditRequired',
-]);
-
-/**
- * `field=value` pairs as annotation fields: booleans (`true`/`false`), numbers for the
- * numeric extensions, `tags=a,b` as a list, anything else as text. Unknown fields and
- * values of the wrong kind are INPUT_INVALID naming them (the store checks the rest).
- */
-export function parseAssignments(assignments: readonly string[]): ToolAnnotations {
-  if (assignments.length === 0) {
-    throw new HintgateError(
-      'INPUT_INVALID',
-      'give at least one field=value (e.g. readOnlyHint=true destructiveHint=false)',
-    );
-  }
-  const result: Record<string, unknown> = {};
-  for (const assignment of assignments) {
-    const equals = assignment.indexOf('=');
-    const field = equals < 0 ? assignment : assignment.slice(0, equals);
-    const text = equals < 0 ? '' : assignment.slice(equals + 1);
-    if (equals < 0 || !FIELDS.has(field)) {
-      throw new HintgateError(
-        'INPUT_INVALID',
-        `"${assignment}": expected field=value with a field among ${[...FIELDS].join(', ')}`,
-      );
-    }
-    result[field] = parseValue(field, text);
-  }
-  return result;
-}
-
-function parseValue(field: string, text: string): unknown {
-  if (BOOLEAN_FIELDS.has(field)) {
-    if (text === 'true') return true;
-    if (text === 'false') return false;
-    throw new HintgateError('INPUT_INVALID', `${field}: expected true or false, got "${text}"`);
-  }
-  if (NUMBER_FIELDS.has(field)) {
-    const value = Number(text);
-    if (text.trim() === '' || !Number.isFinite(value)) {
-      throw new HintgateError('INPUT_INVALID', `${field}: expected a number, got "${text}"`);
-    }
-    return value;
-  }
-  if (field === 'tags')
-    return text
-      .split(',')
-      .map((tag) => tag.trim())
-      .filter((tag) => tag !== '');
-  return text;
 }
 
 function scopeOf(options: OverrideOptions): { toolset?: string } {

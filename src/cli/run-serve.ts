@@ -53,6 +53,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
           ...(await import('../front/http-endpoint.js')),
           ...(await import('../http/api/routes.js')),
           ...(await import('../http/oauth-resource.js')),
+          ...(await import('../http/dashboard.js')),
         };
   const address = listenAt === undefined ? undefined : http?.parseListenAddress(listenAt);
   const configDir = dirname(loaded.file);
@@ -135,10 +136,12 @@ export async function runServe(options: ServeOptions): Promise<void> {
         hub: gateway.hub,
         fastPath: options.fastPath,
       });
+      const dashboard = http.dashboard(gateway, security);
       listener = await http.listen(
         http.createHttpApp({
           endpoint,
           security,
+          sessions: dashboard.sessions,
           routes: [
             ...http.callApiRoutes({
               store,
@@ -146,6 +149,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
               approvers: gateway.access,
             }),
             ...(resource === undefined ? [] : [(app: Hono) => resource.mount(app)]),
+            ...dashboard.routes,
           ],
           onPrincipal: (principal) => principals.remember(principal),
         }),
@@ -153,6 +157,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
         address.port,
       );
       say(`listening on ${listener.url}${security.authRequired ? '' : ' (no auth)'}`);
+      say(`dashboard at ${listener.url.replace(/\/mcp$/, '/ui')}`);
     }
   } catch (error) {
     await gateway.close();

@@ -1,20 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { streamSSE } from 'hono/streaming';
 import { HintgateError, errorMessage } from '../core/errors.js';
 import type { RemoteStoreMethod } from '../store/remote.js';
 import { REMOTE_MAX_ARGS, isRemoteStoreMethod, toRemoteError } from '../store/remote.js';
 import type { Store } from '../store/store.js';
-import type { AdminEndpoint, StoreEvent } from '../store/types.js';
+import type { AdminEndpoint } from '../store/types.js';
 import { checkRequest, httpSecurity } from './auth.js';
 import type { HttpListener } from './listen.js';
 import { listen } from './listen.js';
+import { streamStoreEvents } from './store-events.js';
 
 /** The largest request the admin endpoint reads (a toolset import of 10,000 members fits). */
 const ADMIN_BODY_LIMIT = 32 * 1024 * 1024;
-/** A comment line on the event stream this often, so a dead peer is noticed. */
-const KEEPALIVE_MS = 15_000;
 
 const STATUS_FOR: Partial<Record<HintgateError['code'], number>> = {
   INPUT_INVALID: 400,
@@ -108,35 +106,7 @@ export function createAdminApp(store: Store, token: string): Hono {
       }
     },
   );
-  app.get('/admin/events', (c) =>
-    streamSSE(c, async (stream) => {
-      const queue: StoreEvent[] = [];
-      let wake: (() => void) | undefined;
-      const unwatch = store.watch((event) => {
-        queue.push(event);
-        wake?.();
-      });
-      stream.onAbort(() => wake?.());
-      try {
-        await stream.writeSSE({ event: 'ready', data: '{}' });
-        while (!stream.aborted) {
-          const event = queue.shift();
-          if (event !== undefined) {
-            await stream.writeSSE({ data: JSON.stringify(event) });
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, KEEPALIVE_MS).unref();
-          });
-          wake = undefined;
-          if (queue.length === 0 && !stream.aborted) await stream.write(': keepalive\n\n');
-        }
-      } finally {
-        unwatch();
-      }
-    }),
-  );
+  app.get('/admin/events', (c) => streamStoreEvents(c, store));
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: 'not found' } }, 404));
   return app;
 }

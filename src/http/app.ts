@@ -1,9 +1,12 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Principal } from '../gateway/access.js';
+import { ANONYMOUS } from '../gateway/access.js';
 import type { HttpSecurity } from './auth.js';
 import { authenticate } from './auth.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
+import type { DashboardSessions } from './ui/session.js';
+import { CSRF_HEADER } from './ui/session.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -23,6 +26,12 @@ export interface HttpAppOptions {
   readonly routes?: readonly RouteMounter[];
   /** Told of each principal a request authenticated as (groups of OAuth principals). */
   readonly onPrincipal?: (principal: Principal) => void;
+  /**
+   * The dashboard's sessions: a browser signed in to the dashboard may call `/api` with its
+   * session cookie instead of the bearer token (Host checked; a state-changing request must
+   * come from this origin with the session's CSRF token in `X-CSRF-Token`).
+   */
+  readonly sessions?: DashboardSessions;
 }
 
 /** The principal that passed the front's checks for this request. */
@@ -47,11 +56,35 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     await next();
     return undefined;
   };
+  const { sessions } = options;
   app.use('/mcp', check);
-  app.use('/api/*', check);
+  app.use('/api/*', async (c, next) => {
+    const session = sessions?.sessionOf(c.req.raw);
+    if (sessions === undefined || session === undefined) return check(c, next);
+    // A browser signed in to the dashboard: its session stands for the principal that signed in.
+    const refused = sessions.checkHost(c.req.raw);
+    if (refused !== undefined) return refused;
+    const problem = sessions.refuseUnsafe(c.req.raw, session, c.req.header(CSRF_HEADER));
+    if (problem !== undefined)
+      return c.json({ error: { code: 'FORBIDDEN', message: problem } }, 403);
+    c.set('principal', principalNamed(security, session.principal));
+    await next();
+    return undefined;
+  });
   // The endpoint binds each 2025 session to the principal that opened it.
   app.all('/mcp', (c) => endpoint.fetch(c.req.raw, requestPrincipal(c)?.name));
   for (const mount of options.routes ?? []) mount(app, security);
   app.notFound((c) => c.json({ error: 'not found', path: c.req.path }, 404));
   return app;
+}
+
+/** The principal of a name a dashboard session carries (with its token's groups). */
+function principalNamed(security: HttpSecurity, name: string): Principal | undefined {
+  if (name === ANONYMOUS) return undefined;
+  return (
+    security.tokens.find((entry) => entry.principal.name === name)?.principal ?? {
+      name,
+      groups: [],
+    }
+  );
 }

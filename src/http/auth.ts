@@ -275,7 +275,7 @@ export function checkRequest(request: Request, security: HttpSecurity): Response
   );
 }
 
-function checkOrigin(request: Request, security: HttpSecurity): Response | undefined {
+export function checkOrigin(request: Request, security: HttpSecurity): Response | undefined {
   if (security.allowedHosts !== undefined) {
     const refused = hostHeaderValidationResponse(request, [...security.allowedHosts]);
     if (refused !== undefined) return refused;

@@ -48,9 +48,12 @@ export class ToolsetService {
   private globals: readonly AnnotationOverride[] = NO_OVERRIDES;
   private unwatch: (() => void) | undefined;
   private readonly log: (line: string) => void;
+  /** The default toolset: the config's, until {@link setDefault} changes it. */
+  private defaultName: string | undefined;
 
   constructor(private readonly options: ToolsetServiceOptions) {
     this.log = options.log ?? (() => undefined);
+    this.defaultName = options.defaultToolset;
   }
 
   /** The store the toolsets live in. */
@@ -58,16 +61,31 @@ export class ToolsetService {
     return this.options.store;
   }
 
-  /** The configured default toolset's name. */
+  /** The default toolset's name (the config's, unless {@link setDefault} changed it). */
   get defaultToolset(): string | undefined {
-    return this.options.defaultToolset;
+    return this.defaultName;
+  }
+
+  /**
+   * Makes `name` (or nothing) the toolset of every session that has not chosen one, until
+   * the process ends; those sessions are told their list changed. NOT_FOUND for no such
+   * toolset.
+   */
+  async setDefault(name: string | undefined): Promise<void> {
+    if (name !== undefined && (await this.toolset(name)) === undefined) {
+      throw new HintgateError('NOT_FOUND', `toolset "${name}" does not exist`, { toolset: name });
+    }
+    if (name === this.defaultName) return;
+    const slots = new Map(this.slots);
+    this.defaultName = name;
+    this.notifySlots((slot) => slots.get(slot) === undefined, slots);
   }
 
   /** Loads the global overrides and the default toolset, and starts following changes. */
   async start(): Promise<void> {
     this.unwatch ??= this.options.store.watch((event) => this.onStoreEvent(event));
     await this.reloadGlobals(false);
-    const name = this.options.defaultToolset;
+    const name = this.defaultName;
     if (name !== undefined) {
       await this.reload(name, false);
       if (this.loaded.get(name) === null) {
@@ -201,7 +219,7 @@ export class ToolsetService {
 
   private nameFor(slot: string): string | undefined {
     const held = this.slots.get(slot);
-    const name = held === undefined ? this.options.defaultToolset : (held ?? undefined);
+    const name = held === undefined ? this.defaultName : (held ?? undefined);
     if (name === undefined || (this.loaded.get(name) ?? null) === null) return undefined;
     return name;
   }
@@ -213,13 +231,13 @@ export class ToolsetService {
     slots: ReadonlyMap<string, string | null> = this.slots,
   ): boolean {
     const held = slots.get(slot);
-    return held === undefined ? this.options.defaultToolset === name : held === name;
+    return held === undefined ? this.defaultName === name : held === name;
   }
 
   private onStoreEvent(event: StoreEvent): void {
     switch (event.kind) {
       case 'toolset':
-        if (this.loaded.has(event.name) || event.name === this.options.defaultToolset) {
+        if (this.loaded.has(event.name) || event.name === this.defaultName) {
           void this.reload(event.name, true);
         }
         return;
@@ -247,7 +265,7 @@ export class ToolsetService {
       const previous = this.loaded.get(name);
       if (previous !== undefined && sameToolset(previous, next)) return;
       // Only the default is remembered as missing: names asked for in vain are not kept.
-      if (next === null && name !== this.options.defaultToolset) this.loaded.delete(name);
+      if (next === null && name !== this.defaultName) this.loaded.delete(name);
       else this.loaded.set(name, next);
       if (next === null) {
         this.views.delete(`${name}\0${0}`);
