@@ -30,6 +30,9 @@ export async function findConfigFile(given: string | undefined, cwd: string): Pr
 }
 
 /** Finds and loads the config, expanding variables from the process environment. */
-export async function loadCliConfig(given: string | undefined): Promise<LoadedConfig> {
-  return loadConfig(await findConfigFile(given, process.cwd()), { env: process.env });
+export async function loadCliConfig(
+  given: string | undefined,
+  dataDir?: string,
+): Promise<LoadedConfig> {
+  return loadConfig(await findConfigFile(given, process.cwd()), { env: process.env, dataDir });
 }

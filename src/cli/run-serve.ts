@@ -18,6 +18,8 @@ export interface ServeOptions {
   readonly token?: string;
   /** `--store`: a postgres:// URL, overriding the config's `store`. */
   readonly store?: string;
+  /** `--data-dir`: replaces the config's `dataDir`. */
+  readonly dataDir?: string;
   /** False with --no-fast-path (for measuring the SDK path). */
   readonly fastPath: boolean;
 }
@@ -31,7 +33,7 @@ function say(line: string): void {
  * once, the stdio and/or HTTP fronts, then every server's process group ended.
  */
 export async function runServe(options: ServeOptions): Promise<void> {
-  const loaded = await loadCliConfig(options.config);
+  const loaded = await loadCliConfig(options.config, options.dataDir);
   const { config } = loaded;
   const listenAt = options.http ?? (options.stdio === true ? undefined : config.http.listen);
   const useStdio = options.stdio === true || listenAt === undefined;
