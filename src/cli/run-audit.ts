@@ -1,4 +1,6 @@
 import { HintgateError } from '../core/errors.js';
+import { parseWhen } from '../core/util/when.js';
+import { MAX_AUDIT_LIMIT } from '../store/audit.js';
 import type { AuditQuery, AuditRecord } from '../store/types.js';
 import { writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';
@@ -18,36 +20,14 @@ export interface AuditOptions extends StoreCommandOptions {
   readonly limit?: string;
 }
 
-const AGO = /^(\d+)(s|m|h|d)$/;
-const UNIT_MS: Readonly<Record<string, number>> = {
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-/**
- * A `--since`/`--until` value as a date: an ISO 8601 date, or a time ago (`30s`, `10m`,
- * `2h`, `7d`) from `now`.
- */
-export function parseWhen(value: string, option: string, now = Date.now()): Date {
-  const ago = AGO.exec(value);
-  if (ago !== null) return new Date(now - Number(ago[1]) * (UNIT_MS[ago[2] ?? 's'] ?? 1_000));
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) {
-    throw new HintgateError(
-      'INPUT_INVALID',
-      `${option}: expected an ISO 8601 date or a time ago (30s, 10m, 2h, 7d), got "${value}"`,
-    );
-  }
-  return new Date(time);
-}
-
 /** `hintgate audit [--tool --server --since --until --decision --outcome --session --limit --json]`. */
 export async function runAudit(options: AuditOptions): Promise<void> {
   const limit = options.limit ?? '100';
-  if (!/^\d+$/.test(limit))
-    throw new HintgateError('INPUT_INVALID', `--limit: expected a whole number, got "${limit}"`);
+  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_AUDIT_LIMIT)
+    throw new HintgateError(
+      'INPUT_INVALID',
+      `--limit: expected a whole number from 1 to ${MAX_AUDIT_LIMIT}, got "${limit}"`,
+    );
   const query: AuditQuery = {
     ...(options.tool === undefined ? {} : { tool: options.tool }),
     ...(options.server === undefined ? {} : { server: options.server }),

@@ -99,6 +99,40 @@ describe('the /api routes of the call path', () => {
     expect(denied.records.map((record) => record.tool)).toEqual(['s_del']);
     expect((await app.request('/api/audit?since=not-a-date')).status).toBe(400);
     expect((await app.request('/api/audit?limit=many')).status).toBe(400);
+    expect((await app.request('/api/audit?limit=0')).status).toBe(400);
+  });
+
+  it('takes a time ago for since and until, as the CLI does', async () => {
+    const recent = (await (await app.request('/api/audit?server=s&since=10m')).json()) as {
+      records: unknown[];
+    };
+    expect(recent.records.length).toBe(2);
+    const older = (await (await app.request('/api/audit?server=s&until=10m')).json()) as {
+      records: unknown[];
+    };
+    expect(older.records).toEqual([]);
+    const refused = await app.request('/api/audit?since=10 minutes');
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('a time ago (30s, 10m, 2h, 7d)');
+  });
+
+  it('lists pending approvals by default, as the CLI does, and every one with status=all', async () => {
+    const decided = await queue();
+    await store.decideApproval(decided.id, { status: 'denied', by: 'test' });
+    const pending = await queue();
+    const ids = async (query: string) =>
+      (
+        (await (await app.request(`/api/approvals${query}`)).json()) as {
+          approvals: { id: string; status: string }[];
+        }
+      ).approvals;
+    const byDefault = await ids('');
+    expect(byDefault.map((approval) => approval.id)).toContain(pending.id);
+    expect(byDefault.every((approval) => approval.status === 'pending')).toBe(true);
+    const all = await ids('?status=all');
+    expect(all.map((approval) => approval.id)).toEqual(
+      expect.arrayContaining([pending.id, decided.id]),
+    );
   });
 
   it('serves the stats it is given', async () => {
