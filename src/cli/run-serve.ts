@@ -4,7 +4,8 @@ import type { HttpListener } from '../http/listen.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
 import type { StdioFront } from '../front/stdio.js';
 import { serveFrontStdio } from '../front/stdio.js';
-import { openStore, storeOptionsFrom } from '../store/store.js';
+import { RemoteStore } from '../store/remote.js';
+import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { VERSION } from './version.js';
 
@@ -61,16 +62,19 @@ export async function runServe(options: ServeOptions): Promise<void> {
           allowedOrigins: config.http.allowedOrigins,
         });
 
-  // The store is opened before anything starts (a data directory held by another gateway
-  // fails here, clearly) and closed last, after the servers.
-  const store = await openStore({
-    ...storeOptionsFrom(options.store ?? config.store, loaded.dataDir),
+  // The store is opened before anything starts and closed last, after the servers. An
+  // embedded store another gateway holds (one per desktop client on the same config) is
+  // used through that gateway's admin endpoint, as the CLI does.
+  const store = await openStoreForCli({
+    store: options.store ?? config.store,
+    dataDir: loaded.dataDir,
     onWarning: (message) => say(`store: ${message}`),
   });
+  if (store instanceof RemoteStore) say(`store: ${store.location}`);
   // The embedded store is this process's alone: the CLI reaches it through a loopback admin
   // endpoint recorded in the lock file. (PostgreSQL: the CLI opens the database itself.)
   let admin: AdminServer | undefined;
-  if (store.kind === 'pglite') {
+  if (store.kind === 'pglite' && !(store instanceof RemoteStore)) {
     try {
       admin = await (await import('../http/admin.js')).startAdminServer(store);
     } catch (error) {
