@@ -124,7 +124,16 @@ export async function runServe(options: ServeOptions): Promise<void> {
         http.createHttpApp({
           endpoint,
           security,
-          routes: http.callApiRoutes({ store, stats: () => gateway.calls.stats() }),
+          routes: http.callApiRoutes({
+            store,
+            stats: () => gateway.calls.stats(),
+            servers: () =>
+              gateway.servers.all().map((server) => ({
+                name: server.name,
+                state: server.status.state,
+                ...(server.status.state === 'down' ? { reason: server.status.reason } : {}),
+              })),
+          }),
         }),
         address.host,
         address.port,

@@ -135,6 +135,43 @@ describe('the /api routes of the call path', () => {
     );
   });
 
+  it('answers /health (liveness) and /health/ready (readiness) from the servers and the store', async () => {
+    const states = [
+      { name: 'a', state: 'up' },
+      { name: 'b', state: 'down', reason: "stderr: Error: Cannot find module 'x'" },
+    ];
+    const health = new Hono();
+    for (const mount of callApiRoutes({ store, stats: () => ({}), servers: () => states }))
+      mount(health, SECURITY);
+    const alive = await health.request('/health');
+    expect(alive.status).toBe(200);
+    expect(await alive.json()).toMatchObject({
+      status: 'alive',
+      ready: true,
+      store: { ok: true },
+      servers: {
+        up: 1,
+        total: 2,
+        list: [{ name: 'a' }, { name: 'b', reason: expect.any(String) }],
+      },
+    });
+    expect((await health.request('/health/ready')).status).toBe(200);
+    states[0] = { name: 'a', state: 'starting' };
+    const notReady = await health.request('/health/ready');
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toMatchObject({ ready: false, servers: { up: 0 } });
+    // A store that no longer answers: alive, not ready.
+    const closed = await openTestStore();
+    await closed.close();
+    const withoutStore = new Hono();
+    for (const mount of callApiRoutes({ store: closed, stats: () => ({}) }))
+      mount(withoutStore, SECURITY);
+    expect((await withoutStore.request('/health')).status).toBe(200);
+    const down = await withoutStore.request('/health/ready');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ store: { ok: false, error: expect.any(String) } });
+  });
+
   it('serves the stats it is given', async () => {
     expect(await (await app.request('/api/stats')).json()).toEqual({ cache: { hits: 3 } });
   });
