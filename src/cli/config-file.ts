@@ -33,13 +33,16 @@ export async function findConfigFile(given: string | undefined, cwd: string): Pr
 /**
  * Finds and loads the config, expanding variables from the process environment. With
  * `documents`, for commands that start servers, the OpenAPI documents it names are read too:
- * one that cannot be used is a config error.
+ * one that cannot be used is a config error. `dataDir` overrides the config's.
  */
 export async function loadCliConfig(
   given: string | undefined,
-  { documents = false }: { documents?: boolean } = {},
+  { documents = false, dataDir }: { documents?: boolean; dataDir?: string | undefined } = {},
 ): Promise<LoadedConfig> {
-  const loaded = await loadConfig(await findConfigFile(given, process.cwd()), { env: process.env });
+  const loaded = await loadConfig(await findConfigFile(given, process.cwd()), {
+    env: process.env,
+    dataDir,
+  });
   if (!documents) return loaded;
   const issues = await openApiConfigIssues(loaded.config);
   if (issues.length > 0) throw new ConfigError(loaded.file, issues);

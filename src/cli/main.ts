@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerApprovals } from './commands/approvals.js';
 import { registerAudit } from './commands/audit.js';
 import { registerInfer } from './commands/infer.js';
+import { registerInit } from './commands/init.js';
 import { registerLint } from './commands/lint.js';
 import { registerNote } from './commands/note.js';
 import { registerOverride } from './commands/override.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError();
+  registerInit(program);
   registerInfer(program);
   registerLint(program);
   registerServe(program);

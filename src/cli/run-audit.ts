@@ -1,5 +1,6 @@
 import { HintgateError } from '../core/errors.js';
 import { parseWhen } from '../core/util/when.js';
+import { MAX_AUDIT_LIMIT } from '../store/audit.js';
 import type { AuditQuery, AuditRecord } from '../store/types.js';
 import { writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';
@@ -24,8 +25,11 @@ export interface AuditOptions extends StoreCommandOptions {
 /** `hintgate audit [--tool --server --since --until --decision --outcome --session --limit --json]`. */
 export async function runAudit(options: AuditOptions): Promise<void> {
   const limit = options.limit ?? '100';
-  if (!/^\d+$/.test(limit))
-    throw new HintgateError('INPUT_INVALID', `--limit: expected a whole number, got "${limit}"`);
+  if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_AUDIT_LIMIT)
+    throw new HintgateError(
+      'INPUT_INVALID',
+      `--limit: expected a whole number from 1 to ${MAX_AUDIT_LIMIT}, got "${limit}"`,
+    );
   const query: AuditQuery = {
     ...(options.tool === undefined ? {} : { tool: options.tool }),
     ...(options.server === undefined ? {} : { server: options.server }),

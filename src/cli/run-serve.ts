@@ -7,7 +7,8 @@ import type { HttpListener } from '../http/listen.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
 import type { StdioFront } from '../front/stdio.js';
 import { serveFrontStdio } from '../front/stdio.js';
-import { openStore, storeOptionsFrom } from '../store/store.js';
+import { RemoteStore } from '../store/remote.js';
+import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { VERSION } from './version.js';
 
@@ -24,6 +25,8 @@ export interface ServeOptions {
   readonly tokenFile?: string;
   /** `--store`: a postgres:// URL, overriding the config's `store`. */
   readonly store?: string;
+  /** `--data-dir`: replaces the config's `dataDir`. */
+  readonly dataDir?: string;
   /** False with --no-fast-path (for measuring the SDK path). */
   readonly fastPath: boolean;
 }
@@ -37,7 +40,10 @@ function say(line: string): void {
  * once, the stdio and/or HTTP fronts, then every server's process group ended.
  */
 export async function runServe(options: ServeOptions): Promise<void> {
-  const loaded = await loadCliConfig(options.config, { documents: true });
+  const loaded = await loadCliConfig(options.config, {
+    documents: true,
+    dataDir: options.dataDir,
+  });
   const { config } = loaded;
   const listenAt = options.http ?? (options.stdio === true ? undefined : config.http.listen);
   const useStdio = options.stdio === true || listenAt === undefined;
@@ -80,16 +86,19 @@ export async function runServe(options: ServeOptions): Promise<void> {
           allowedOrigins: config.http.allowedOrigins,
         });
 
-  // The store is opened before anything starts (a data directory held by another gateway
-  // fails here, clearly) and closed last, after the servers.
-  const store = await openStore({
-    ...storeOptionsFrom(options.store ?? config.store, loaded.dataDir),
+  // The store is opened before anything starts and closed last, after the servers. An
+  // embedded store another gateway holds (one per desktop client on the same config) is
+  // used through that gateway's admin endpoint, as the CLI does.
+  const store = await openStoreForCli({
+    store: options.store ?? config.store,
+    dataDir: loaded.dataDir,
     onWarning: (message) => say(`store: ${message}`),
   });
+  if (store instanceof RemoteStore) say(`store: ${store.location}`);
   // The embedded store is this process's alone: the CLI reaches it through a loopback admin
   // endpoint recorded in the lock file. (PostgreSQL: the CLI opens the database itself.)
   let admin: AdminServer | undefined;
-  if (store.kind === 'pglite') {
+  if (store.kind === 'pglite' && !(store instanceof RemoteStore)) {
     try {
       admin = await (await import('../http/admin.js')).startAdminServer(store);
     } catch (error) {
@@ -147,6 +156,12 @@ export async function runServe(options: ServeOptions): Promise<void> {
               store,
               stats: () => gateway.calls.stats(),
               approvers: gateway.access,
+              servers: () =>
+                gateway.servers.all().map((server) => ({
+                  name: server.name,
+                  state: server.status.state,
+                  ...(server.status.state === 'down' ? { reason: server.status.reason } : {}),
+                })),
             }),
             ...(resource === undefined ? [] : [(app: Hono) => resource.mount(app)]),
             ...dashboard.routes,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HintgateError, isHintgateError } from '../core/errors.js';
 import type { LockInfo } from '../store/lock.js';
@@ -109,7 +110,15 @@ export async function openStoreFromOptions(
     return openStoreForCli({ store: options.store, dataDir: resolve('.hintgate'), ...warn });
   }
   if (options.dataDir !== undefined) {
-    return openStoreForCli({ dataDir: resolve(options.dataDir), ...warn });
+    // Named by hand, so a typo would create a new, empty store and show nothing: refuse.
+    const dataDir = resolve(options.dataDir);
+    if (!existsSync(dataDir)) {
+      throw new HintgateError(
+        'INPUT_INVALID',
+        `--data-dir ${dataDir}: no such directory (a gateway creates its data directory when it first starts; check the path, or pass --config)`,
+      );
+    }
+    return openStoreForCli({ dataDir, ...warn });
   }
   const loaded = await loadCliConfig(options.config);
   return openStoreForCli({

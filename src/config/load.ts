@@ -3,6 +3,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { HintgateError } from '../core/errors.js';
+import { withoutClientKeys } from './client-files.js';
 import { policyReferenceIssues } from './policy-schema.js';
 import type { Config } from './schema.js';
 import { configSchema } from './schema.js';
@@ -39,11 +40,14 @@ export interface LoadedConfig {
 /** Options of {@link loadConfig}; the environment is passed in, never read here. */
 export interface LoadConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** A data directory replacing the file's `dataDir` (relative to the working directory). */
+  readonly dataDir?: string | undefined;
 }
 
 /**
  * Reads a JSON or YAML config file, expands `${VAR}` (and `${VAR:-default}`) from the
- * environment in `env`, `headers` and `url`, validates it, and returns it with every default
+ * environment (and `${HINTGATE_CONFIG_DIR}`, `${HINTGATE_DATA_DIR}`) in `env`, `headers`,
+ * `url`, `cwd` and `args`, validates it, and returns it with every default
  * filled in; or throws a {@link ConfigError} naming every bad key by its path.
  */
 export async function loadConfig(path: string, options: LoadConfigOptions): Promise<LoadedConfig> {
@@ -61,9 +65,10 @@ export async function loadConfig(path: string, options: LoadConfigOptions): Prom
 
 /** Like {@link loadConfig}, from text already read. */
 export function parseConfig(text: string, file: string, options: LoadConfigOptions): LoadedConfig {
-  const raw = parseText(text, file);
   const issues: ConfigIssue[] = [];
-  const expanded = expandEnvironment(raw, options.env, issues);
+  const raw = withoutClientKeys(parseText(text, file), issues);
+  const builtIn = builtInVariables(raw, file, options.dataDir);
+  const expanded = expandEnvironment(raw, { ...options.env, ...builtIn }, issues);
   const parsed = configSchema.safeParse(expanded);
   if (!parsed.success) issues.push(...parsed.error.issues.map(toConfigIssue));
   else {
@@ -73,11 +78,53 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
       issues.push({ path: issue.path.join('.'), message: issue.message });
   }
   if (issues.length > 0 || !parsed.success) throw new ConfigError(file, issues);
-  const config = withDocumentPaths(parsed.data, dirname(file));
-  const dataDir = isAbsolute(config.dataDir)
-    ? config.dataDir
-    : resolve(dirname(file), config.dataDir);
-  return { config, file, dataDir };
+  const config = withDocumentPaths(
+    withWorkingDirectories(parsed.data, dirname(file)),
+    dirname(file),
+  );
+  return { config, file, dataDir: builtIn.HINTGATE_DATA_DIR };
+}
+
+/**
+ * The variables every config can use besides the environment's: `${HINTGATE_CONFIG_DIR}`,
+ * the directory of the config file, and `${HINTGATE_DATA_DIR}`, its data directory (both
+ * absolute), for servers that resolve paths against their own install folder.
+ */
+function builtInVariables(raw: unknown, file: string, override: string | undefined) {
+  const configDir = dirname(file);
+  const given = isRecord(raw) && typeof raw['dataDir'] === 'string' ? raw['dataDir'] : '.hintgate';
+  return {
+    HINTGATE_CONFIG_DIR: configDir,
+    HINTGATE_DATA_DIR:
+      override !== undefined
+        ? resolve(override)
+        : isAbsolute(given)
+          ? given
+          : resolve(configDir, given),
+  };
+}
+
+/**
+ * Servers run in the config file's directory unless they say otherwise, and a relative
+ * `cwd` is relative to that directory: a config works the same from any working directory
+ * (a desktop client starts hintgate from its own).
+ */
+function withWorkingDirectories(config: Config, configDir: string): Config {
+  const servers = Object.fromEntries(
+    Object.entries(config.mcpServers).map(([name, server]) => [
+      name,
+      {
+        ...server,
+        cwd: resolve(configDir, server.cwd ?? '.'),
+        replicas: server.replicas.map((replica) =>
+          replica.cwd === undefined
+            ? replica
+            : { ...replica, cwd: resolve(configDir, replica.cwd) },
+        ),
+      },
+    ]),
+  );
+  return { ...config, mcpServers: servers };
 }
 
 /** OpenAPI documents given as relative file paths are read from the config file's directory. */
@@ -161,8 +208,8 @@ function expandEnvironment(
 }
 
 /**
- * A server (or replica) entry with variables expanded in `url`, `env` and `headers` (and an
- * OpenAPI server's `openapi`, `baseUrl` and `credentials`).
+ * A server (or replica) entry with variables expanded in `url`, `args`, `cwd`, `env` and
+ * `headers` (and an OpenAPI server's `openapi`, `baseUrl` and `credentials`).
  */
 function expandTransport(
   entry: Record<string, unknown>,
@@ -171,9 +218,16 @@ function expandTransport(
   issues: ConfigIssue[],
 ): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...entry };
-  for (const key of ['url', 'openapi', 'baseUrl']) {
+  for (const key of ['url', 'openapi', 'baseUrl', 'cwd']) {
     const value = copy[key];
     if (typeof value === 'string') copy[key] = expand(value, `${at}.${key}`, env, issues);
+  }
+  if (Array.isArray(copy['args'])) {
+    copy['args'] = copy['args'].map((arg: unknown, index) =>
+      // An argument may carry a variable meant for the server or another client
+      // (`${workspaceFolder}`): only known ones are expanded, the rest pass unchanged.
+      typeof arg === 'string' ? expand(arg, `${at}.args.${index}`, env, issues, false) : arg,
+    );
   }
   for (const key of ['env', 'headers', 'credentials']) {
     const map = copy[key];
@@ -193,11 +247,13 @@ function expand(
   path: string,
   env: LoadConfigOptions['env'],
   issues: ConfigIssue[],
+  required = true,
 ): string {
   return value.replace(VARIABLE, (match, name: string, fallback: string | undefined) => {
     const found = env[name];
     if (found !== undefined && found !== '') return found;
     if (fallback !== undefined) return fallback;
+    if (!required) return match;
     issues.push({ path, message: `environment variable ${name} is not set (used as ${match})` });
     return match;
   });

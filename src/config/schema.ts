@@ -12,6 +12,9 @@ const FOREIGN_SERVER_KEYS = {
   timeout: z.number().optional(),
   transportType: z.string().optional(),
   description: z.string().optional(),
+  // VS Code (`.vscode/mcp.json`): a file of variables, and its development-mode settings.
+  envFile: z.string().optional(),
+  dev: z.record(z.string(), z.unknown()).optional(),
 };
 
 const stringMap = z.record(z.string(), z.string(), 'expected an object of strings');

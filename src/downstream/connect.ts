@@ -16,6 +16,7 @@ import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import { openApiTransport } from './openapi/server.js';
 import { ChildProcessTransport } from './stdio-transport.js';
+import { stderrReason } from './stderr-reason.js';
 
 /**
  * What hintgate declares to downstream servers as their client: it relays elicitation and
@@ -266,8 +267,8 @@ function explainConnectFailure(
   const exit = child.exit;
   if (exit !== undefined && !exit.requested && base.code !== 'DOWNSTREAM_UNAVAILABLE') {
     details.push(`the process exited (${exit.signal ?? `code ${String(exit.code)}`})`);
-    const tail = exit.stderrTail.split('\n').slice(-3).join(' | ').trim();
-    if (tail !== '') details.push(`stderr: ${tail}`);
+    const said = stderrReason(exit.stderrTail);
+    if (said !== '') details.push(`stderr: ${said}`);
   }
   const garbage = child.garbageSummary;
   if (garbage !== undefined) details.push(garbage);

@@ -60,7 +60,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   app.use('/mcp', check);
   app.use('/api/*', async (c, next) => {
     const session = sessions?.sessionOf(c.req.raw);
-    if (sessions === undefined || session === undefined) return check(c, next);
+    if (sessions === undefined || session === undefined) return check(c as Context, next);
     // A browser signed in to the dashboard: its session stands for the principal that signed in.
     const refused = sessions.checkHost(c.req.raw);
     if (refused !== undefined) return refused;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseWhen } from '../../src/cli/run-audit.js';
+import { runCli } from '../helpers/cli.js';
+import { scratchDir } from '../helpers/config.js';
+import { parseWhen } from '../../src/core/util/when.js';
 
 describe('parseWhen', () => {
   it('reads times ago and ISO dates, and names the option it rejects', () => {
@@ -11,5 +13,15 @@ describe('parseWhen', () => {
     expect(() => parseWhen('last week', '--since', now)).toThrow(
       '--since: expected an ISO 8601 date or a time ago (30s, 10m, 2h, 7d), got "last week"',
     );
+  });
+});
+
+describe('hintgate audit --limit', () => {
+  it('refuses 0 (it would return a record) and more than the store gives', async () => {
+    for (const limit of ['0', '10001', 'ten']) {
+      const run = await runCli(['audit', '--data-dir', scratchDir(), '--limit', limit]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--limit: expected a whole number from 1 to 10000');
+    }
   });
 });

@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { scratchDir } from '../helpers/config.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = `${root}dist/cli/main.js`;
@@ -95,5 +98,30 @@ describe('the hintgate entry point', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).not.toContain('child_process');
     expect(run.stdout).toContain('NativeModule');
+  });
+});
+
+describe('hintgate infer: bad input', () => {
+  it('exits 2 naming a file that does not exist', async () => {
+    const run = await runCli(['infer', '/nonexistent/nope.json']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('/nonexistent/nope.json: no such file');
+  });
+
+  it('exits 2 naming a declared annotation of the wrong type', async () => {
+    const dir = scratchDir();
+    const file = join(dir, 'tools.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'ok', annotations: { readOnlyHint: true } },
+        { name: 'read_it', annotations: { readOnlyHint: 'yes' } },
+      ]),
+    );
+    const run = await runCli(['infer', file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'tools[1] (read_it): annotations.readOnlyHint must be true or false',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,40 +9,32 @@ import type { ProcessRow } from '../helpers/processes.js';
 import { descendants, waitFor } from '../helpers/processes.js';
 import type { Wire } from '../helpers/wire.js';
 
-// The shipped example config, run as the README says: from the repository root, with the
-// servers installed from npm as dev dependencies (nothing downloaded).
+// The shipped example config, unchanged, started from another working directory (as a
+// desktop client does), with the servers installed from npm as dev dependencies (npx finds
+// them: nothing downloaded).
 describe('the example config fronting published npm servers', () => {
   let client: Client;
   let spawned: ProcessRow[];
   let tools: Record<string, Wire>[];
+  let dataDir: string;
 
   beforeAll(async () => {
-    // The example as shipped, but with a data directory of its own: a gateway started with
-    // `npm start` may hold the example's.
+    // A data directory of its own: a gateway started with `npm start` may hold the example's.
     const dir = scratchDir();
-    const example = readFileSync(join(ROOT, 'examples', 'hintgate.config.yaml'), 'utf8');
-    expect(example).toContain('dataDir: ../.hintgate\n');
-    const config = join(dir, 'hintgate.config.yaml');
-    writeFileSync(
-      config,
-      example
-        .replace('dataDir: ../.hintgate\n', `dataDir: ${join(dir, 'data')}\n`)
-        .replace(
-          'MEMORY_FILE_PATH: .hintgate/memory.jsonl',
-          `MEMORY_FILE_PATH: ${join(dir, 'memory.jsonl')}`,
-        ),
-    );
-    const connected = await connectStdio(config, 'v2-auto');
+    dataDir = join(dir, 'data');
+    const config = join(ROOT, 'examples', 'hintgate.config.yaml');
+    const connected = await connectStdio(config, 'v2-auto', ['--data-dir', dataDir], dir);
     client = connected.client;
     tools = await waitFor(
       () => rawListTools(client),
       // The servers' tools (flattened `server_tool`), not counting the meta tools.
       (list) => list.filter((listed) => String(listed['name']).includes('_')).length >= 38,
-      30_000,
+      // npx starts each server: seconds on an idle machine, more on a busy one.
+      100_000,
       200,
     );
     spawned = descendants(connected.transport.pid as number);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await client.close();
@@ -98,6 +90,12 @@ describe('the example config fronting published npm servers', () => {
     expect(JSON.stringify(notes['content'])).toContain('coffee beans');
     const graph = await rawCall(client, 'memory_read_graph');
     expect(graph['isError']).not.toBe(true);
+    // The memory server writes its graph into the data directory, wherever it is installed.
+    const created = await rawCall(client, 'memory_create_entities', {
+      entities: [{ name: 'hintgate', entityType: 'project', observations: ['a gateway'] }],
+    });
+    expect(created['isError']).not.toBe(true);
+    expect(readFileSync(join(dataDir, 'memory.jsonl'), 'utf8')).toContain('"hintgate"');
   });
 
   it("applies the example's policy: a deletion from memory waits for a person in the queue", async () => {

@@ -12,12 +12,25 @@ export interface CliRun {
 /** Runs `hintgate <args>` to completion (killed after `timeoutMs`). */
 export function runCli(
   args: readonly string[],
-  { timeoutMs = 60_000, env = {} }: { timeoutMs?: number; env?: Record<string, string> } = {},
+  {
+    timeoutMs = 60_000,
+    env = {},
+    cwd = ROOT,
+    command,
+  }: {
+    timeoutMs?: number;
+    env?: Record<string, string>;
+    cwd?: string;
+    /** An executable to run instead of this checkout's built CLI (an installed bin). */
+    command?: string;
+  } = {},
 ): Promise<CliRun> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [requireBuiltCli(), ...args], {
-      cwd: ROOT,
+    const [file, prefix] =
+      command === undefined ? [process.execPath, [requireBuiltCli()]] : [command, []];
+    const child = spawn(file, [...prefix, ...args], {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -109,11 +109,12 @@ export async function connectStdio(
   config: string,
   kind: 'v2-legacy' | 'v2-auto',
   extraArgs: readonly string[] = [],
+  cwd = ROOT,
 ): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [requireBuiltCli(), 'serve', '--config', config, ...extraArgs],
-    cwd: ROOT,
+    cwd,
     stderr: 'pipe',
   });
   let text = '';

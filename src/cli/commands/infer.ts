@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { resolveEffectiveAnnotations } from '../../core/annotations/effective.js';
 import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import type { ToolAnnotations } from '../../core/annotations/types.js';
-import { HintgateError } from '../../core/errors.js';
+import { validateAnnotations } from '../../core/annotations/validate.js';
+import { HintgateError, errorMessage } from '../../core/errors.js';
 import { inferAnnotations } from '../../core/inference/infer.js';
 import type { ToolDefinition } from '../../core/tools/tool-list.js';
 import { parseToolList } from '../../core/tools/tool-list.js';
@@ -33,7 +34,7 @@ export function registerInfer(program: Command): void {
           `--format: expected json or table, got "${String(options.format)}"`,
         );
       }
-      const tools = parseTools(await readInput(file), file ?? 'stdin');
+      const tools = parseTools(await readToolsInput(file), file ?? 'stdin');
       const results = tools.map((tool) => ({ tool, effective: effectiveFor(tool, options) }));
       if (options.format === 'table') {
         await writeOut(`${inferTable(results)}\n`);
@@ -61,7 +62,30 @@ function parseTools(text: string, origin: string): readonly ToolDefinition[] {
   }
   const parsed = parseToolList(value);
   if (!parsed.ok) throw new HintgateError('INPUT_INVALID', `${origin}: ${parsed.error}`);
+  // Declared values of the wrong type (`readOnlyHint: "yes"`) would pass through as they are.
+  const wrong = parsed.tools.flatMap((tool, index) =>
+    tool.annotations === undefined
+      ? []
+      : validateAnnotations(tool.annotations)
+          .errors.filter((finding) => TYPE_ERRORS.has(finding.code))
+          .map((finding) => `tools[${index}] (${tool.name}): annotations.${finding.message}`),
+  );
+  if (wrong.length > 0) throw new HintgateError('INPUT_INVALID', `${origin}: ${wrong.join('; ')}`);
   return parsed.tools;
+}
+
+/** Findings of {@link validateAnnotations} that mean a value of the wrong type or set. */
+const TYPE_ERRORS = new Set(['not-boolean', 'not-string', 'not-finite', 'not-array', 'bad-enum']);
+
+/** The input, or a clear INPUT_INVALID naming the file that cannot be read. */
+async function readToolsInput(file: string | undefined): Promise<string> {
+  try {
+    return await readInput(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : errorMessage(error);
+    throw new HintgateError('INPUT_INVALID', `${file ?? 'stdin'}: ${why}`);
+  }
 }
 
 function effectiveFor(tool: ToolDefinition, options: InferOptions): EffectiveAnnotations {

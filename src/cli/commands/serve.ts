@@ -30,6 +30,10 @@ export function registerServe(program: Command): void {
       '--store <url>',
       "a postgres:// URL to keep toolsets, notes and overrides in (default: the config's store, else the embedded store in the data directory)",
     )
+    .option(
+      '--data-dir <dir>',
+      "the data directory (embedded store, logs), instead of the config's dataDir",
+    )
     .option('--no-fast-path', 'answer every request through the SDK (slower; for comparison)')
     .action(async (options: ServeOptions) => {
       // Loaded on use: other commands start without the gateway and the SDKs.

@@ -15,7 +15,8 @@ export interface ApproverRole {
 /**
  * The approval queue over HTTP, behind the front's checks (bearer token, Host, Origin):
  *
- * - `GET /api/approvals[?status=pending&limit=100]`: approvals, newest first;
+ * - `GET /api/approvals[?status=pending|approved|denied|expired|all&limit=100]`: approvals,
+ *   newest first, pending ones by default;
  * - `GET /api/approvals/:id`: one approval;
  * - `POST /api/approvals/:id/approve` and `…/deny`, with an optional JSON body
  *   `{ "note": "…", "by": "alice" }`: decides a pending approval (recorded as decided by
@@ -33,15 +34,16 @@ export function approvalsApi(
 ): RouteMounter {
   return (app: Hono) => {
     app.get('/api/approvals', async (c) => {
-      const status = c.req.query('status');
+      // Pending ones unless asked otherwise, as `hintgate approvals list`; `all` for every one.
+      const status = c.req.query('status') ?? 'pending';
       const limit = c.req.query('limit');
-      if (status !== undefined && !STATUSES.includes(status as ApprovalStatus))
-        return badRequest(c, `status: expected one of ${STATUSES.join(', ')}`);
+      if (status !== 'all' && !STATUSES.includes(status as ApprovalStatus))
+        return badRequest(c, `status: expected one of ${STATUSES.join(', ')} or all`);
       if (limit !== undefined && !/^\d+$/.test(limit))
         return badRequest(c, 'limit: expected a whole number');
       try {
         const approvals = await store.listApprovals({
-          ...(status === undefined ? {} : { status: status as ApprovalStatus }),
+          ...(status === 'all' ? {} : { status: status as ApprovalStatus }),
           ...(limit === undefined ? {} : { limit: Number(limit) }),
         });
         return c.json({ approvals });

@@ -3,17 +3,29 @@ import type { RouteMounter } from '../app.js';
 import type { ApproverRole } from './approvals.js';
 import { approvalsApi } from './approvals.js';
 import { auditApi } from './audit.js';
+import type { HealthServer } from './health.js';
+import { healthApi } from './health.js';
 import { statsApi } from './stats.js';
 
 /** What the call-path routes read. */
 export interface CallApiParts {
-  readonly store: Pick<Store, 'listApprovals' | 'getApproval' | 'decideApproval' | 'queryAudit'>;
+  readonly store: Pick<
+    Store,
+    'listApprovals' | 'getApproval' | 'decideApproval' | 'queryAudit' | 'listToolsets'
+  >;
   readonly stats: () => unknown;
   /** Who may decide approvals. */
   readonly approvers: ApproverRole;
+  /** The servers' states, for `/health` (none: only the store is checked). */
+  readonly servers?: () => readonly HealthServer[];
 }
 
-/** `/api/approvals`, `/api/audit` and `/api/stats`. */
+/** `/api/approvals`, `/api/audit`, `/api/stats` and `/health`. */
 export function callApiRoutes(parts: CallApiParts): RouteMounter[] {
-  return [approvalsApi(parts.store, parts.approvers), auditApi(parts.store), statsApi(parts.stats)];
+  return [
+    approvalsApi(parts.store, parts.approvers),
+    auditApi(parts.store),
+    statsApi(parts.stats),
+    healthApi({ store: parts.store, servers: parts.servers ?? (() => []) }),
+  ];
 }

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpEndpoint } from '../../../src/front/http-endpoint.js';
 import { AccessControl, PrincipalDirectory } from '../../../src/gateway/access.js';
@@ -31,22 +31,26 @@ const NO_MCP: McpEndpoint = {
   close: () => Promise.resolve(),
 };
 
+const access = new AccessControl(
+  accessSchema.parse({ approvers: ['group:ops'] }),
+  new PrincipalDirectory(TOKENS.map((entry) => entry.principal)),
+);
+const securityWith = (authDisabled: boolean) =>
+  httpSecurity({
+    host: '127.0.0.1',
+    token: undefined,
+    tokens: TOKENS,
+    authDisabled,
+    allowedHosts: [],
+    allowedOrigins: [],
+  });
+const SECURITY = securityWith(false);
+
 /** The front's app with the call-path routes, auth on or off. */
 function appWith(store: Store, authDisabled: boolean): Hono {
-  const access = new AccessControl(
-    accessSchema.parse({ approvers: ['group:ops'] }),
-    new PrincipalDirectory(TOKENS.map((entry) => entry.principal)),
-  );
   return createHttpApp({
     endpoint: NO_MCP,
-    security: httpSecurity({
-      host: '127.0.0.1',
-      token: undefined,
-      tokens: TOKENS,
-      authDisabled,
-      allowedHosts: [],
-      allowedOrigins: [],
-    }),
+    security: securityWith(authDisabled),
     routes: callApiRoutes({ store, stats: () => ({ cache: { hits: 3 } }), approvers: access }),
   });
 }
@@ -208,6 +212,86 @@ describe('the /api routes of the call path', () => {
     expect(denied.records.map((record) => record.tool)).toEqual(['s_del']);
     expect((await app.request(url('/api/audit?since=not-a-date'), as(AGENT))).status).toBe(400);
     expect((await app.request(url('/api/audit?limit=many'), as(AGENT))).status).toBe(400);
+    expect((await app.request(url('/api/audit?limit=0'), as(AGENT))).status).toBe(400);
+  });
+
+  it('takes a time ago for since and until, as the CLI does', async () => {
+    const recent = (await (
+      await app.request(url('/api/audit?server=s&since=10m'), as(AGENT))
+    ).json()) as {
+      records: unknown[];
+    };
+    expect(recent.records.length).toBe(2);
+    const older = (await (
+      await app.request(url('/api/audit?server=s&until=10m'), as(AGENT))
+    ).json()) as {
+      records: unknown[];
+    };
+    expect(older.records).toEqual([]);
+    const refused = await app.request(url('/api/audit?since=10 minutes'), as(AGENT));
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('a time ago (30s, 10m, 2h, 7d)');
+  });
+
+  it('lists pending approvals by default, as the CLI does, and every one with status=all', async () => {
+    const decided = await queue();
+    await store.decideApproval(decided.id, { status: 'denied', by: 'test' });
+    const pending = await queue();
+    const ids = async (query: string) =>
+      (
+        (await (await app.request(url(`/api/approvals${query}`), as(AGENT))).json()) as {
+          approvals: { id: string; status: string }[];
+        }
+      ).approvals;
+    const byDefault = await ids('');
+    expect(byDefault.map((approval) => approval.id)).toContain(pending.id);
+    expect(byDefault.every((approval) => approval.status === 'pending')).toBe(true);
+    const all = await ids('?status=all');
+    expect(all.map((approval) => approval.id)).toEqual(
+      expect.arrayContaining([pending.id, decided.id]),
+    );
+  });
+
+  it('answers /health (liveness) and /health/ready (readiness) from the servers and the store', async () => {
+    const states = [
+      { name: 'a', state: 'up' },
+      { name: 'b', state: 'down', reason: "stderr: Error: Cannot find module 'x'" },
+    ];
+    const health = new Hono();
+    for (const mount of callApiRoutes({
+      store,
+      stats: () => ({}),
+      approvers: access,
+      servers: () => states,
+    }))
+      mount(health, SECURITY);
+    const alive = await health.request('/health');
+    expect(alive.status).toBe(200);
+    expect(await alive.json()).toMatchObject({
+      status: 'alive',
+      ready: true,
+      store: { ok: true },
+      servers: {
+        up: 1,
+        total: 2,
+        list: [{ name: 'a' }, { name: 'b', reason: expect.any(String) }],
+      },
+    });
+    expect((await health.request('/health/ready')).status).toBe(200);
+    states[0] = { name: 'a', state: 'starting' };
+    const notReady = await health.request('/health/ready');
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toMatchObject({ ready: false, servers: { up: 0 } });
+    // A store that no longer answers: alive, not ready.
+    const closed = await openTestStore();
+    await closed.close();
+    const withoutStore = new Hono();
+    for (const mount of callApiRoutes({ store: closed, stats: () => ({}), approvers: access }))
+      mount(withoutStore, SECURITY);
+    expect((await withoutStore.request('/health')).status).toBe(200);
+    const down = await withoutStore.request('/health/ready');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ store: { ok: false, error: expect.any(String) } });
   });
 
   it('serves the stats it is given', async () => {
