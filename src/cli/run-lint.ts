@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerConfig } from '../config/schema.js';
 import { serverSchema } from '../config/schema.js';
-import { detectConflicts } from '../core/annotations/conflicts.js';
+import {
+  detectConflicts,
+  findDisagreements,
+  type AnnotationNote,
+} from '../core/annotations/conflicts.js';
 import type { AnnotationConflict, ToolAnnotations, Trust } from '../core/annotations/types.js';
 import { HINT_FIELDS } from '../core/annotations/types.js';
 import type { Finding } from '../core/annotations/validate.js';
@@ -46,6 +50,8 @@ export interface ToolLint {
   readonly errors: readonly Finding[];
   readonly warnings: readonly Finding[];
   readonly conflicts: readonly AnnotationConflict[];
+  /** Disagreements on evidence too weak to overrule the declaration: for the author to check. */
+  readonly notes: readonly AnnotationNote[];
 }
 
 /** Lints one server's tools and prints the findings; exit code 1 when there are errors or conflicts. */
@@ -220,6 +226,7 @@ export function lintTool(
     errors,
     warnings,
     conflicts: detectConflicts({ declared, inference, trust }),
+    notes: findDisagreements({ declared, inference, trust }),
   };
 }
 
@@ -239,6 +246,7 @@ function formatTool(result: ToolLint): string {
   for (const error of result.errors) lines.push(`  error:     ${error.message}`);
   for (const warning of result.warnings) lines.push(`  warning:   ${warning.message}`);
   for (const conflict of result.conflicts) lines.push(`  conflict:  ${conflict.reason}`);
+  for (const note of result.notes) lines.push(`  note:      ${note.reason}`);
   return lines.join('\n');
 }
 
@@ -250,10 +258,11 @@ function summaryOf(results: readonly ToolLint[]) {
     errors: results.reduce((sum, result) => sum + result.errors.length, 0),
     warnings: results.reduce((sum, result) => sum + result.warnings.length, 0),
     conflicts: results.reduce((sum, result) => sum + result.conflicts.length, 0),
+    notes: results.reduce((sum, result) => sum + result.notes.length, 0),
   };
 }
 
 function summaryLine(results: readonly ToolLint[]): string {
   const s = summaryOf(results);
-  return `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s)`;
+  return `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s), ${s.notes} note(s)`;
 }

@@ -35,6 +35,23 @@ describe('lintTool', () => {
   });
 });
 
+describe('lintTool notes', () => {
+  it('reports a weak disagreement as a note, not a conflict', () => {
+    const result = lintTool(
+      {
+        name: 'updateTeam',
+        description: 'Update a team.',
+        annotations: { readOnlyHint: false, destructiveHint: false },
+      },
+      'untrusted',
+    );
+    expect(result.conflicts).toEqual([]);
+    expect(result.notes).toEqual([
+      expect.objectContaining({ field: 'destructiveHint', declared: false, inferred: true }),
+    ]);
+  });
+});
+
 describe('hintgate lint', () => {
   it('lints a stdio server: a block per tool, a summary, exit 1 for a conflict', async () => {
     const run = await runCli(['lint', '--stdio', `${node} ${fixture('echo')}`]);
@@ -44,7 +61,7 @@ describe('hintgate lint', () => {
       /^add\n {2}declared: {2}\(none\)\n {2}inferred: .*\n {2}missing: {3}readOnlyHint, destructiveHint, idempotentHint, openWorldHint$/m,
     );
     expect(run.stdout).toMatch(
-      /^10 tool\(s\): 1 fully annotated, 9 missing hints, 0 error\(s\), 0 warning\(s\), 1 conflict\(s\)$/m,
+      /^10 tool\(s\): 1 fully annotated, 9 missing hints, 0 error\(s\), 0 warning\(s\), 1 conflict\(s\), 0 note\(s\)$/m,
     );
     expect(run.code).toBe(1);
   });
@@ -60,6 +77,7 @@ describe('hintgate lint', () => {
       errors: 0,
       warnings: 0,
       conflicts: 0,
+      notes: 0,
     });
     expect(report.tools[0]).toMatchObject({
       name: 'lookup',

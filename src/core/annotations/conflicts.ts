@@ -11,12 +11,14 @@ export interface ConflictInput {
 }
 
 /**
- * Finds declared values that relax safety against strong contrary evidence: an untrusted
- * server declaring `readOnlyHint: true` or `destructiveHint: false` on a tool whose name or
- * description strongly says it writes or destroys (`delete_repo` declared read-only). A
- * trusted server's word is never questioned, and weak evidence (a word somewhere in a long
- * description) never makes a conflict. Each conflict carries the conservative value policy
- * acts on.
+ * Finds declared values that relax safety against decisive contrary evidence: an
+ * untrusted server declaring `readOnlyHint: true` or `destructiveHint: false` on a tool
+ * whose main verb, in verb position, clearly says it destroys or writes
+ * (`delete_repo` declared read-only), or that takes an argument running arbitrary code or
+ * SQL. A trusted server's word is never questioned; weaker evidence (an update its author
+ * calls non-destructive, a word more often a noun, a word somewhere in the description)
+ * never makes a conflict, only a note (see `findDisagreements`). Each conflict carries the
+ * conservative value policy acts on.
  */
 export function detectConflicts({
   declared,
@@ -29,7 +31,7 @@ export function detectConflicts({
 
   if (declared.readOnlyHint === true && inferred.readOnlyHint === false) {
     const reason = inference.reasons['readOnlyHint'] ?? inference.reasons['destructiveHint'];
-    if (reason?.strength === 'strong') {
+    if (reason?.strength === 'strong' && reason.decisive === true) {
       conflicts.push({
         field: 'readOnlyHint',
         declared: true,
@@ -41,7 +43,7 @@ export function detectConflicts({
   }
   if (declared.destructiveHint === false && inferred.destructiveHint === true) {
     const reason = inference.reasons['destructiveHint'];
-    if (reason?.strength === 'strong') {
+    if (reason?.strength === 'strong' && reason.decisive === true) {
       conflicts.push({
         field: 'destructiveHint',
         declared: false,
@@ -52,4 +54,40 @@ export function detectConflicts({
     }
   }
   return conflicts;
+}
+
+/** A declared value inference disagrees with on evidence too weak to overrule it. */
+export interface AnnotationNote {
+  readonly field: 'readOnlyHint' | 'destructiveHint';
+  readonly declared: boolean;
+  readonly inferred: boolean;
+  readonly reason: string;
+}
+
+/**
+ * Disagreements between declared and inferred values that are not conflicts: the
+ * declared value stands, and `hintgate lint` shows them as notes for the author to check.
+ * Only the two hints policy relaxes on are compared; conflicts are left out.
+ */
+export function findDisagreements({ declared, inference }: ConflictInput): AnnotationNote[] {
+  if (declared === undefined) return [];
+  const notes: AnnotationNote[] = [];
+  const inferred = inference.annotations;
+  for (const field of ['readOnlyHint', 'destructiveHint'] as const) {
+    const said = declared[field];
+    const found = inferred[field];
+    if (typeof said !== 'boolean' || typeof found !== 'boolean' || said === found) continue;
+    const reason = inference.reasons[field];
+    const relaxes = field === 'readOnlyHint' ? said : !said;
+    if (relaxes && reason?.strength === 'strong' && reason.decisive === true) continue;
+    if (field === 'destructiveHint' && declared.readOnlyHint === true) continue;
+    const text = reason === undefined ? 'inference' : reason.text;
+    notes.push({
+      field,
+      declared: said,
+      inferred: found,
+      reason: `declared ${field}=${String(said)}, but ${text}`,
+    });
+  }
+  return notes;
 }

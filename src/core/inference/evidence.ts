@@ -14,6 +14,11 @@ export interface Evidence extends InferenceReason {
   readonly effect: Effect;
   /** True or false when the evidence says whether repeated calls change anything. */
   readonly idempotent: boolean | undefined;
+  /**
+   * The source is clear enough to overrule a declaration: the main verb in verb position
+   * and not a word more often a noun, a code or command argument, an SQL statement.
+   */
+  readonly clear: boolean;
 }
 
 const EFFECT_SEVERITY: Readonly<Record<Effect, number>> = { ...KIND_SEVERITY, write: 4 };
@@ -44,8 +49,33 @@ export function evidence(
   strength: 'strong' | 'weak',
   text: string,
   idempotent?: boolean,
+  clear = false,
 ): Evidence {
-  return { effect, part, word, rule, strength, text, idempotent };
+  return { effect, part, word, rule, strength, text, idempotent, clear };
+}
+
+/** Effects that contradict a declared `readOnlyHint: true` when their source is clear. */
+const OVERRULES_READ_ONLY: ReadonlySet<Effect> = new Set<Effect>(['destructive', 'update', 'exec']);
+
+/** Effects that contradict a declared `destructiveHint: false` when their source is clear. */
+const OVERRULES_NOT_DESTRUCTIVE: ReadonlySet<Effect> = new Set<Effect>(['destructive', 'exec']);
+
+/**
+ * The reason a piece of evidence gives for one hint, marked `decisive` when it could
+ * overrule a declared value of that hint: for `readOnlyHint`, a clear destroying,
+ * updating or code-running source (creating or triggering is not proof enough against
+ * an author's word); for `destructiveHint`, a clear destroying or code-running one (an
+ * update its author calls non-destructive may be additive).
+ */
+export function reasonFor(
+  item: Evidence,
+  field: 'readOnlyHint' | 'destructiveHint',
+): InferenceReason {
+  const overrules = field === 'readOnlyHint' ? OVERRULES_READ_ONLY : OVERRULES_NOT_DESTRUCTIVE;
+  const reason = toReason(item);
+  return item.clear && item.strength === 'strong' && overrules.has(item.effect)
+    ? { ...reason, decisive: true }
+    : reason;
 }
 
 /** The first piece of evidence of the highest severity, or `undefined`. */

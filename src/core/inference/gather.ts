@@ -5,7 +5,7 @@
 import type { DescriptionReading } from './description-signals.js';
 import { describeEffect, evidence, type Evidence } from './evidence.js';
 import { QUERY_RUNNING_VERBS, SQL_STATEMENT_PATTERN } from './lexicon.js';
-import type { NameReading, NameVerb } from './name-signals.js';
+import { describePosition, type NameReading, type NameVerb } from './name-signals.js';
 import type { SchemaReading } from './schema-signals.js';
 
 /** The evidence about one tool. */
@@ -44,10 +44,17 @@ function nameVerbEvidence(verb: NameVerb, conjoined: boolean): Evidence {
     const text = `name words "${verb.word}" and "${verb.object ?? ''}" only read`;
     return evidence('read', 'name', verb.word, 'read-object', 'strong', text, true);
   }
-  const role = conjoined ? 'joined name word' : 'name word';
-  const text = `${role} "${verb.word}" is ${describeEffect(verb.kind)}`;
+  const role = conjoined
+    ? 'joined name word'
+    : `name word "${verb.word}" (${describePosition(verb)})`;
+  const text = conjoined
+    ? `${role} "${verb.word}" is ${describeEffect(verb.kind)}`
+    : `${role} is ${describeEffect(verb.kind)}`;
   const rule = `${conjoined ? 'conjoined' : verb.kind}-verb`;
-  return evidence(verb.kind, 'name', verb.word, rule, 'strong', text, verb.info.idempotent);
+  // Clear: a verb in verb position that is not more often a noun (`delete` in
+  // `delete_repo` or `compute_vm_delete`, not `trigger` in `trigger-long-running-operation`).
+  const clear = verb.position !== 'fallback' && !verb.info.nounish;
+  return evidence(verb.kind, 'name', verb.word, rule, 'strong', text, verb.info.idempotent, clear);
 }
 
 /** Evidence that settles a hint by itself. */
@@ -75,13 +82,17 @@ function strongEvidence(name: NameReading, schema: SchemaReading, text: string):
   if (schema.exec !== undefined) {
     const { argument } = schema.exec;
     const text = `argument "${argument}" is run as code or a command: the tool could do anything`;
-    found.push(evidence('exec', 'schema', argument, 'exec-argument', 'strong', text));
+    found.push(
+      evidence('exec', 'schema', argument, 'exec-argument', 'strong', text, undefined, true),
+    );
   }
   const runner = name.primary === undefined || QUERY_RUNNING_VERBS.has(name.primary.info.lemma);
   // The pattern runs only for a tool that runs queries: most descriptions never need it.
   if (runner && schema.exec === undefined && SQL_STATEMENT_PATTERN.test(text)) {
     const text = 'description shows an SQL statement: the tool runs SQL, which could do anything';
-    found.push(evidence('exec', 'description', 'SQL', 'sql-in-description', 'strong', text));
+    found.push(
+      evidence('exec', 'description', 'SQL', 'sql-in-description', 'strong', text, undefined, true),
+    );
   }
   if (name.httpRequest && schema.action === undefined && schema.exec === undefined) {
     const text = 'name says it makes HTTP requests: with any method, it could do anything';

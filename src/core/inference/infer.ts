@@ -7,12 +7,19 @@ import { readDescription, type DescriptionReading } from './description-signals.
 import {
   isDestructiveEffect,
   isGentleEffect,
+  reasonFor,
   toReason,
   worstOf,
   type Evidence,
 } from './evidence.js';
 import { gatherEvidence } from './gather.js';
-import { HYPOTHETICAL_WORDS, LOCAL_WORDS, OPEN_WORLD_WORDS } from './lexicon.js';
+import {
+  HYPOTHETICAL_WORDS,
+  LOCAL_WORDS,
+  OPEN_WORLD_WORDS,
+  REACHING_NAME_WORDS,
+  WEAK_OPEN_WORLD_WORDS,
+} from './lexicon.js';
 import { readName } from './name-signals.js';
 import { readSchema, type SchemaReading } from './schema-signals.js';
 import { titleFromParts } from './title.js';
@@ -69,13 +76,19 @@ function decideReadOnly(
     return { value: true, reason: statement(said.rule, said.phrase, 'it changes nothing') };
   }
   const worst = worstOf(writes);
-  if (worst !== undefined) return { value: false, reason: toReason(worst) };
+  if (worst !== undefined) return { value: false, reason: reasonFor(worst, 'readOnlyHint') };
   const read = strong.find((item) => item.effect === 'read');
-  if (read !== undefined) return { value: true, reason: toReason(read) };
   if (description.destructiveStatement !== undefined) {
+    // Safety first: a description saying the call destroys outweighs a harmless-looking
+    // name word, and the reason says the evidence disagreed.
     const phrase = description.destructiveStatement;
-    return { value: false, reason: statement('destructive-statement', phrase, 'it destroys') };
+    const meaning =
+      read === undefined
+        ? 'it destroys'
+        : `it destroys, which outweighs ${read.text} (conservative: evidence disagrees)`;
+    return { value: false, reason: statement('destructive-statement', phrase, meaning) };
   }
+  if (read !== undefined) return { value: true, reason: toReason(read) };
   const pool = primaryWeak(weak);
   const weakWorst = worstOf(pool.filter((item) => item.effect !== 'read'));
   if (weakWorst !== undefined) return { value: false, reason: toReason(weakWorst) };
@@ -89,7 +102,7 @@ function decideDestructive(
   description: DescriptionReading,
 ): Decision | undefined {
   const worst = worstOf(strong.filter((item) => isDestructiveEffect(item.effect)));
-  if (worst !== undefined) return { value: true, reason: toReason(worst) };
+  if (worst !== undefined) return { value: true, reason: reasonFor(worst, 'destructiveHint') };
   if (description.destructiveStatement !== undefined) {
     const phrase = description.destructiveStatement;
     return { value: true, reason: statement('destructive-statement', phrase, 'it destroys') };
@@ -126,10 +139,19 @@ function decideIdempotent(
   return { value: true, reason: toReason(worst) };
 }
 
+/**
+ * Open world: true only on real evidence that the tool reaches the internet or an external
+ * system of unbounded content: a URL argument, a shell, a name about the web, scraping or
+ * crawling, or sending e-mail or text messages, or a description about the web. A URL or
+ * link merely mentioned in a description is weak evidence, kept out. Without such
+ * evidence, a tool whose name or description says what it does acts on its own service or
+ * data: false, as a weak reason; a tool nothing is known about keeps the hint unset.
+ */
 function decideOpenWorld(
   nameTokens: readonly string[],
   schema: SchemaReading,
   description: DescriptionReading,
+  acts: boolean,
 ): Decision | undefined {
   if (schema.url !== undefined) {
     const { argument } = schema.url;
@@ -148,16 +170,40 @@ function decideOpenWorld(
     };
   }
   const webName = nameTokens.find((token) => OPEN_WORLD_WORDS.has(token));
-  const web = webName ?? description.openWorldWord;
-  if (web !== undefined) {
-    const part = webName === undefined ? 'description' : 'name';
-    const text = `${part} word "${web}" points to the open web`;
-    return { value: true, reason: { part, word: web, rule: 'web-word', strength: 'weak', text } };
+  if (webName !== undefined) {
+    const text = `name word "${webName}" points to the open web`;
+    return {
+      value: true,
+      reason: { part: 'name', word: webName, rule: 'web-word', strength: 'strong', text },
+    };
+  }
+  const reaching = nameTokens.find((token) => REACHING_NAME_WORDS.has(token));
+  if (reaching !== undefined) {
+    const text = `name word "${reaching}" reaches beyond the service: the web or a mailbox`;
+    return {
+      value: true,
+      reason: { part: 'name', word: reaching, rule: 'reaching-word', strength: 'strong', text },
+    };
+  }
+  const web = description.openWorldWord;
+  if (web !== undefined && !WEAK_OPEN_WORLD_WORDS.has(web)) {
+    const text = `description word "${web}" points to the open web`;
+    return {
+      value: true,
+      reason: { part: 'description', word: web, rule: 'web-word', strength: 'weak', text },
+    };
   }
   const localName = nameTokens.find((token) => LOCAL_WORDS.has(token));
   const local = localName ?? description.localWord;
-  if (local === undefined) {
-    if (schema.path === undefined) return undefined;
+  if (local !== undefined) {
+    const part = localName === undefined ? 'description' : 'name';
+    const text = `${part} word "${local}" points to a closed, local world`;
+    return {
+      value: false,
+      reason: { part, word: local, rule: 'local-word', strength: 'weak', text },
+    };
+  }
+  if (schema.path !== undefined) {
     const { argument } = schema.path;
     const text = `argument "${argument}" is a file-system path`;
     return {
@@ -165,11 +211,12 @@ function decideOpenWorld(
       reason: { part: 'schema', word: argument, rule: 'path-argument', strength: 'weak', text },
     };
   }
-  const part = localName === undefined ? 'description' : 'name';
-  const text = `${part} word "${local}" points to a closed, local world`;
+  // With no verb either, nothing is known about the tool at all: the hint stays unset.
+  if (!acts) return undefined;
+  const text = 'nothing says it reaches the web or an outside system: it acts on its own service';
   return {
     value: false,
-    reason: { part, word: local, rule: 'local-word', strength: 'weak', text },
+    reason: { part: 'name', word: '', rule: 'no-open-world-evidence', strength: 'weak', text },
   };
 }
 
@@ -259,7 +306,8 @@ export function inferAnnotations(tool: ToolDefinitionInput): InferenceResult {
       reasons['idempotentHint'] = idempotent.reason;
     }
   }
-  const openWorld = decideOpenWorld(nameTokens, schema, description);
+  const acts = name.primary !== undefined || description.leading.length > 0;
+  const openWorld = decideOpenWorld(nameTokens, schema, description, acts);
   if (openWorld !== undefined) {
     annotations.openWorldHint = openWorld.value;
     reasons['openWorldHint'] = openWorld.reason;

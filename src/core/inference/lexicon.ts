@@ -20,6 +20,18 @@ import { hashWord, spanEquals } from './tokenize.js';
 export type VerbKind =
   'read' | 'destructive' | 'update' | 'additive' | 'toggle' | 'interact' | 'exec' | 'vague';
 
+/** How bad each kind of action is, for "the worst value wins". */
+export const KIND_SEVERITY: Readonly<Record<VerbKind, number>> = {
+  vague: -1,
+  read: 0,
+  toggle: 1,
+  additive: 2,
+  interact: 3,
+  update: 5,
+  exec: 6,
+  destructive: 7,
+};
+
 /** The coarse classes `classifyVerb` returns, for argument values as well as names. */
 export type VerbClass = 'read' | 'destructive' | 'additive' | 'idempotent-write';
 
@@ -146,13 +158,18 @@ const NOT_IDEMPOTENT: ReadonlySet<string> = new Set(
   words(`rollback revert rewrite restart reboot toggle select switch`),
 );
 
-/** Verbs also common as nouns at the front of a tool name. */
+/**
+ * Verbs also common as nouns: a service or resource named at the front of a tool name
+ * (`compute_vm_delete`, `deploy_plan_get`, `queue_list`) or an object at its end
+ * (`get_workflow_run`, `get_commit`). A clear verb elsewhere in the name is its verb.
+ */
 const NOUNISH: ReadonlySet<string> = new Set(
   words(`
     label tag comment post query search note log record request map test review check
     plan trace match sort filter schedule message email backup copy share view export
     import build report print stat snapshot screenshot like vote star research
-    bookmark flag pin watch type order
+    bookmark flag pin watch type order compute deploy queue trigger monitor cache record
+    design commit run diff scan audit trash transfer
   `),
 );
 
@@ -476,7 +493,24 @@ export const UNDO_WORDS: ReadonlySet<string> = new Set(words(`undone reversed re
 
 /** Words of a description or name that point to the open web. */
 export const OPEN_WORLD_WORDS: ReadonlySet<string> = new Set(
-  words(`web internet website websites webpage webpages online url urls http https browser`),
+  words(`
+    web internet website websites webpage webpages online url urls http https browser public
+    registry external
+  `),
+);
+
+/**
+ * Of those, words that in a description only mention an address (`returns the URL of the
+ * dashboard`): too weak to say the tool itself reaches the web.
+ */
+export const WEAK_OPEN_WORLD_WORDS: ReadonlySet<string> = new Set(words(`url urls http https`));
+
+/**
+ * Name words for reaching beyond the tool's own service: the web (`firecrawl_scrape`,
+ * `crawl_site`) or other people's mailboxes and phones (`communication_email_send`).
+ */
+export const REACHING_NAME_WORDS: ReadonlySet<string> = new Set(
+  words(`scrape crawl email emails mail sms`),
 );
 
 /** Words that point to a closed, local world. */

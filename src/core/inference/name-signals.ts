@@ -10,6 +10,7 @@ import {
   PROCESS_OBJECTS,
   EPHEMERAL_OBJECTS,
   HTTP_METHOD_KINDS,
+  KIND_SEVERITY,
   NOUN_COMPOUNDS,
   READ_OBJECTS,
   SESSION_OBJECTS,
@@ -48,6 +49,10 @@ export interface NameVerb {
     | 'feeds-process';
   /** The object word a rule other than `verb` read, if any. */
   readonly object: string | undefined;
+  /** Where the verb stands in the name, which is why it was taken as the verb. */
+  readonly position: VerbPosition;
+  /** True when a destructive verb ending the name outweighed a milder one in front. */
+  readonly safety: boolean;
 }
 
 /** What a name says. */
@@ -73,14 +78,79 @@ function isClear(info: VerbInfo | undefined): info is VerbInfo {
   return info !== undefined && !info.nounish && info.kind !== 'vague';
 }
 
+/**
+ * Two verbs written as one word with `or` or `and` between them (`createorupdate`,
+ * `getorcreate`, `addandcommit`): the more severe of the two, so the word is read as
+ * safely as its worst part.
+ */
+function joinedVerbs(token: string): VerbInfo | undefined {
+  for (const joiner of ['or', 'and']) {
+    let at = token.indexOf(joiner, 2);
+    while (at > 0) {
+      const left = lookupNameVerb(token.slice(0, at));
+      const right = lookupNameVerb(token.slice(at + joiner.length));
+      if (left !== undefined && right !== undefined) {
+        return KIND_SEVERITY[right.kind] > KIND_SEVERITY[left.kind] ? right : left;
+      }
+      at = token.indexOf(joiner, at + 1);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Where a name's verb stands: `first` (`delete_repo`), `last` (`compute_vm_delete`, verb
+ * after a service and resource prefix), `after-prefix` (`mcp_github_get_me`), or
+ * `fallback` for a word more often a noun or a vague verb taken for want of a clear one.
+ */
+export type VerbPosition = 'first' | 'last' | 'after-prefix' | 'fallback';
+
+interface VerbPick {
+  readonly index: number;
+  readonly position: VerbPosition;
+  /** True when a destructive verb at the end won over a milder verb in front. */
+  readonly safety: boolean;
+}
+
+const NO_PICK: VerbPick = { index: -1, position: 'fallback', safety: false };
+
 /** Picks the verb of a name's words; see `readName`. */
-function pickPrimary(candidates: ReadonlyArray<VerbInfo | undefined>): number {
+function pickPrimary(candidates: ReadonlyArray<VerbInfo | undefined>): VerbPick {
   const last = candidates.length - 1;
-  if (isClear(candidates[0])) return 0;
-  if (last > 0 && isClear(candidates[last])) return last;
-  for (let i = 1; i < last; i++) if (isClear(candidates[i])) return i;
-  for (let i = 0; i <= last; i++) if (candidates[i] !== undefined) return i;
-  return -1;
+  const lastInfo = last > 0 ? candidates[last] : undefined;
+  if (isClear(candidates[0])) {
+    // Safety first: a destructive verb ending the name (`find_replace`) is not outweighed
+    // by a milder verb in front.
+    const first = candidates[0];
+    if (isClear(lastInfo) && lastInfo.kind === 'destructive' && first.kind !== 'destructive') {
+      return { index: last, position: 'last', safety: true };
+    }
+    return { index: 0, position: 'first', safety: false };
+  }
+  if (isClear(lastInfo)) return { index: last, position: 'last', safety: false };
+  for (let i = 1; i < last; i++) {
+    if (isClear(candidates[i])) return { index: i, position: 'after-prefix', safety: false };
+  }
+  for (let i = 0; i <= last; i++) {
+    if (candidates[i] !== undefined) {
+      return { index: i, position: i === 0 ? 'first' : 'fallback', safety: false };
+    }
+  }
+  return NO_PICK;
+}
+
+const POSITION_PHRASE: Readonly<Record<VerbPosition, string>> = {
+  first: 'the first word',
+  last: 'the last word, after the resource it acts on',
+  'after-prefix': 'the first verb after a service or resource prefix',
+  fallback: 'the only verb-like word',
+};
+
+/** Why a name's word was taken as its verb, for reasons: `the last word, after …`. */
+export function describePosition(verb: NameVerb): string {
+  if (verb.safety) return 'the last word, a destructive verb that outweighs the one in front';
+  if (verb.position === 'first' && verb.info.nounish) return 'the first word, with no clearer verb';
+  return POSITION_PHRASE[verb.position];
 }
 
 /**
@@ -137,13 +207,15 @@ function objectRule(
 }
 
 /**
- * Finds the verb of a tool name from its lower-case words. The leading word wins when it
- * is a clear verb (`get_commit`, `list_deleted_items`: later words are objects); when it
- * is not, a clear verb at the end (`issue_read`, `label_write`, `repo.delete`), then one
- * in the middle (`mcp_github_get_me`); words that are more often nouns (`comment`,
- * `label`, `query`) and vague verbs (`manage`) come last. A verb after `and`, `or` or
- * `then` is an action of its own (`getAndDelete`, `search_and_replace`). Base forms
- * only: a name's `deleted` describes its object.
+ * Finds the verb of a tool name from its lower-case words, by position. The leading word
+ * wins when it is a clear verb (`get_commit`, `list_deleted_items`: later words are
+ * objects), unless the name ends with a destructive verb (`find_replace`: safety
+ * first); when it is not, a clear verb at the end (`issue_read`, `compute_vm_delete`:
+ * `<service>_<resource>_<verb>`), then the first one after a prefix (`mcp_github_get_me`);
+ * words that are more often nouns (`compute`, `deploy`, `queue`, `comment`, `query`) and
+ * vague verbs (`manage`) count only when no clear verb stands anywhere. A verb after
+ * `and`, `or` or `then` is an action of its own (`getAndDelete`, `search_and_replace`).
+ * Base forms only: a name's `deleted` describes its object.
  *
  * @example readName(['get', 'and', 'delete']).conjoined[0]?.word // 'delete'
  */
@@ -163,13 +235,13 @@ export function readName(tokens: readonly string[]): NameReading {
       // Names generated from an API description: `API-post-search`, `api_delete_user`.
       candidates.push(httpMethodVerb(token));
     } else {
-      candidates.push(lookupNameVerb(token));
+      candidates.push(lookupNameVerb(token) ?? joinedVerbs(token));
     }
   }
   const httpRequest =
     (tokens.includes('request') || tokens.includes('requests')) &&
     (tokens.includes('http') || tokens.includes('api'));
-  const index = pickPrimary(candidates);
+  const { index, position, safety } = pickPrimary(candidates);
   if (index < 0) return force || httpRequest ? { ...NONE, force, httpRequest } : NONE;
   const info = candidates[index] as VerbInfo;
   const primary: NameVerb = {
@@ -177,6 +249,8 @@ export function readName(tokens: readonly string[]): NameReading {
     info,
     index,
     firm: index === 0 || !info.nounish,
+    position,
+    safety,
     ...objectRule(info, tokens, index),
   };
   const conjoined: NameVerb[] = [];
@@ -188,6 +262,8 @@ export function readName(tokens: readonly string[]): NameReading {
         info: candidate,
         index: i,
         firm: true,
+        position: 'after-prefix',
+        safety: false,
         ...objectRule(candidate, tokens, i),
       });
     }

@@ -17,21 +17,12 @@ import {
   SQL_STATEMENT_KINDS,
   URL_ARGUMENT_WORDS,
   type VerbKind,
+  KIND_SEVERITY,
 } from './lexicon.js';
 import { readName } from './name-signals.js';
-import { tokenizeName } from './tokenize.js';
 
-/** How bad each kind of action is, for "the worst value wins". */
-export const KIND_SEVERITY: Readonly<Record<VerbKind, number>> = {
-  vague: -1,
-  read: 0,
-  toggle: 1,
-  additive: 2,
-  interact: 3,
-  update: 5,
-  exec: 6,
-  destructive: 7,
-};
+export { KIND_SEVERITY };
+import { tokenizeName } from './tokenize.js';
 
 /** An argument that says something by its name. */
 export interface ArgumentSignal {

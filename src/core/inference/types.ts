@@ -26,6 +26,13 @@ export interface InferenceReason {
    * `weak` for a word found elsewhere. Conflict detection only acts on strong evidence.
    */
   readonly strength: 'strong' | 'weak';
+  /**
+   * True when the evidence is clear enough to overrule a server's declared value of the
+   * field: the tool's main verb, in verb position, clearly contradicting it (`delete_repo`
+   * declared read-only), or an argument that runs arbitrary code or SQL. Only such
+   * evidence makes a conflict; other disagreements are notes.
+   */
+  readonly decisive?: boolean;
   /** One readable sentence, e.g. `name word "delete" is a destructive verb`. */
   readonly text: string;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectConflicts } from '../../../src/core/annotations/conflicts.js';
+import { detectConflicts, findDisagreements } from '../../../src/core/annotations/conflicts.js';
+import { inferAnnotations } from '../../../src/core/inference/infer.js';
 import { resolveEffectiveAnnotations } from '../../../src/core/annotations/effective.js';
 import type { InferenceResult } from '../../../src/core/inference/types.js';
 
@@ -11,6 +12,7 @@ const deleteRepo: InferenceResult = {
       word: 'delete',
       rule: 'destructive-verb',
       strength: 'strong',
+      decisive: true,
       text: 'name word "delete" is a destructive verb',
     },
     destructiveHint: {
@@ -18,6 +20,7 @@ const deleteRepo: InferenceResult = {
       word: 'delete',
       rule: 'destructive-verb',
       strength: 'strong',
+      decisive: true,
       text: 'name word "delete" is a destructive verb',
     },
   },
@@ -47,6 +50,18 @@ describe('detectConflicts', () => {
     ).toEqual([]);
   });
 
+  it('ignores strong evidence that is not decisive', () => {
+    const strong: InferenceResult = {
+      annotations: { readOnlyHint: false },
+      reasons: {
+        readOnlyHint: { ...deleteRepo.reasons['readOnlyHint']!, decisive: false },
+      },
+    };
+    expect(
+      detectConflicts({ declared: { readOnlyHint: true }, inference: strong, trust: 'untrusted' }),
+    ).toEqual([]);
+  });
+
   it('ignores weak evidence', () => {
     const weak: InferenceResult = {
       annotations: { readOnlyHint: false },
@@ -57,6 +72,70 @@ describe('detectConflicts', () => {
     expect(
       detectConflicts({ declared: { readOnlyHint: true }, inference: weak, trust: 'untrusted' }),
     ).toEqual([]);
+  });
+});
+
+describe('conflicts on real tool names', () => {
+  const untrusted = (name: string, declared: Record<string, boolean>, description?: string) => {
+    const inference = inferAnnotations({ name, description });
+    return {
+      conflicts: detectConflicts({ declared, inference, trust: 'untrusted' }),
+      notes: findDisagreements({ declared, inference, trust: 'untrusted' }),
+    };
+  };
+
+  it.each([
+    ['delete_repo'],
+    ['drop_table'],
+    ['compute_vm_delete'],
+    ['deleteWorkspace'],
+    ['purge-queue'],
+  ])('changes %s declared read-only: its main verb destroys', (name) => {
+    const { conflicts } = untrusted(name, { readOnlyHint: true });
+    expect(conflicts.map((c) => c.field)).toEqual(['readOnlyHint']);
+    expect(conflicts[0]?.resolved).toBe(false);
+  });
+
+  it('changes a tool running arbitrary SQL declared not destructive', () => {
+    const inference = inferAnnotations({
+      name: 'execute_sql',
+      inputSchema: { type: 'object', properties: { sql: { type: 'string' } } },
+    });
+    const conflicts = detectConflicts({
+      declared: { readOnlyHint: false, destructiveHint: false },
+      inference,
+      trust: 'untrusted',
+    });
+    expect(conflicts.map((c) => c.field)).toEqual(['destructiveHint']);
+  });
+
+  it.each([
+    ['updateTeam', { readOnlyHint: false, destructiveHint: false }, 'Update a team.'],
+    ['updateDocument', { readOnlyHint: false, destructiveHint: false }, 'Updates a document.'],
+    ['servicebus_queue_details', { readOnlyHint: true }, 'Get details about a queue.'],
+    ['deploy_iac_rules_get', { readOnlyHint: true }, 'Get IaC rules for a deployment.'],
+    ['browser_start_recording', { readOnlyHint: true }, 'Start recording the session.'],
+    ['trigger-long-running-operation', { readOnlyHint: true }, 'Demonstrates progress.'],
+  ])('keeps the honest declaration of %s: the evidence is not decisive', (name, declared, text) => {
+    expect(untrusted(name, declared, text).conflicts).toEqual([]);
+  });
+
+  it('reports weak disagreements as notes, not conflicts', () => {
+    const { conflicts, notes } = untrusted(
+      'updateTeam',
+      { readOnlyHint: false, destructiveHint: false },
+      'Update a team.',
+    );
+    expect(conflicts).toEqual([]);
+    expect(notes.map((n) => [n.field, n.declared, n.inferred])).toEqual([
+      ['destructiveHint', false, true],
+    ]);
+    expect(notes[0]?.reason).toContain('"update"');
+  });
+
+  it('makes no note of a conflict or of agreement', () => {
+    expect(untrusted('delete_repo', { readOnlyHint: true }).notes).toEqual([]);
+    expect(untrusted('list_repos', { readOnlyHint: true }).notes).toEqual([]);
   });
 });
 

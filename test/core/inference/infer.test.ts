@@ -288,7 +288,15 @@ describe('inferAnnotations: reasons', () => {
   it.each([
     ['delete_repo', undefined, 'readOnlyHint', 'name', 'delete', 'destructive-verb', 'strong'],
     ['delete_repo', undefined, 'destructiveHint', 'name', 'delete', 'destructive-verb', 'strong'],
-    ['getAndDelete', undefined, 'destructiveHint', 'name', 'delete', 'conjoined-verb', 'strong'],
+    [
+      'getAndDeleteItem',
+      undefined,
+      'destructiveHint',
+      'name',
+      'delete',
+      'conjoined-verb',
+      'strong',
+    ],
     ['resetPagination', undefined, 'destructiveHint', 'name', 'reset', 'ephemeral-reset', 'strong'],
     ['list_items', undefined, 'readOnlyHint', 'name', 'list', 'read-verb', 'strong'],
     ['list_items', undefined, 'destructiveHint', 'name', 'list', 'implied-by-read-only', 'strong'],
@@ -341,7 +349,7 @@ describe('inferAnnotations: reasons', () => {
 
   it('explains in words', () => {
     const reason = inferAnnotations({ name: 'delete_user' }).reasons['destructiveHint'];
-    expect(reason?.text).toBe('name word "delete" is a destructive verb');
+    expect(reason?.text).toBe('name word "delete" (the first word) is a destructive verb');
   });
 
   it('gives the action value and argument of an action enum', () => {
