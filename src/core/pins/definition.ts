@@ -68,7 +68,7 @@ function normalized(value: unknown, key: string | undefined): unknown {
     const items = value.map((item) => normalized(item, undefined));
     const setLike =
       (key === 'required' || key === 'type') && items.every((item) => typeof item === 'string');
-    return setLike ? [...(items)].sort() : items;
+    return setLike ? [...items].sort() : items;
   }
   if (!isObject(value)) return value;
   const copy: Record<string, unknown> = {};
