@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { annotationsSchema } from './annotations-schema.js';
 import { dynamicSchema, serverDynamicSchema } from './dynamic-schema.js';
+import { pinningSchema, serverPinningSchema } from './pinning-schema.js';
 import { policySchema } from './policy-schema.js';
 
 /** Keys other MCP clients put in `mcpServers` entries; accepted and ignored. */
@@ -99,6 +100,8 @@ export const serverSchema = z
     replicas: z.array(replicaSchema).default([]),
     /** Dynamic annotations of this server's tools: its rules, forwarding, classifiers. */
     dynamic: serverDynamicSchema.default(serverDynamicSchema.parse({})),
+    /** Tool pinning for this server (each key falls back to the global `pinning`). */
+    pinning: serverPinningSchema.default({}),
   })
   .superRefine((server, ctx) => {
     if (server.replicas.length > 0 && (server.command !== undefined || server.url !== undefined)) {
@@ -194,6 +197,8 @@ export const configSchema = z.strictObject({
   toolsets: toolsetsSchema.default(toolsetsSchema.parse({})),
   /** Rules refining a call's annotations from its arguments, for every server's tools. */
   dynamic: dynamicSchema.default(dynamicSchema.parse({})),
+  /** Tool pinning: how drift from the pinned tool definitions is handled. */
+  pinning: pinningSchema.default(pinningSchema.parse({})),
 });
 
 /** A validated config, every default filled in. */

@@ -24,6 +24,14 @@ export function annotate(
     ctx.annotations = found.annotations;
     ctx.trace['dynamic'] =
       found.fallback !== undefined ? 'fallback' : (found.resolution?.origin ?? 'none');
+    const refused = found.resolution?.adjustments.filter(
+      (item) => item.action === 'uncorroborated',
+    );
+    if (refused !== undefined && refused.length > 0) {
+      // Recorded in the audit log: the server claimed "safer" and nothing of ours agreed.
+      ctx.trace['disagreement'] =
+        `uncorroborated server answer: ${refused.map((item) => `${item.field}: ${String(item.resolved)}`).join(', ')} (static values kept)`;
+    }
     return next();
   };
 }
