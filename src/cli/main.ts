@@ -6,6 +6,7 @@ import { registerInfer } from './commands/infer.js';
 import { registerLint } from './commands/lint.js';
 import { registerNote } from './commands/note.js';
 import { registerOverride } from './commands/override.js';
+import { registerPins } from './commands/pins.js';
 import { registerServe } from './commands/serve.js';
 import { registerToolset } from './commands/toolset.js';
 import { registerTools } from './commands/tools.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerOverride(program);
   registerApprovals(program);
   registerAudit(program);
+  registerPins(program);
   return program;
 }
 
