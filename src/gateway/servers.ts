@@ -140,7 +140,15 @@ export class ServerSet {
 
   /** Resolves when the pin checks started so far are applied. */
   private async checked(): Promise<void> {
-    await Promise.all(this.checks.values());
+    // A server that just came up reports it on the next turn; its check starts then.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    let seen: Promise<void>[] = [];
+    for (;;) {
+      const now = [...this.checks.values()];
+      if (now.length === seen.length && now.every((check, index) => check === seen[index])) return;
+      seen = now;
+      await Promise.all(now);
+    }
   }
 
   /** Closes every server (ending every spawned process group), all at once. */
