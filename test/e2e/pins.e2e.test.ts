@@ -60,7 +60,7 @@ describe.each(CASES)('tool pins against a rug pull (%s store, %s)', (kind, front
       await connectGatewayStdio(client, config);
     } else {
       gateway = await startHttpGateway(config);
-      await connectGatewayHttp(client, `${gateway.url}/mcp`);
+      await connectGatewayHttp(client, gateway.url);
     }
   }
 
