@@ -49,7 +49,7 @@ export interface BoundedResolution {
 }
 
 /** The safe value of each hint: the one a static annotation can promise for every call. */
-const SAFE: Readonly<Record<HintField, boolean>> = {
+export const SAFE: Readonly<Record<HintField, boolean>> = {
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,

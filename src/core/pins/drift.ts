@@ -3,9 +3,8 @@
  * by its direction for safety. A hint that says "safer" than the pin is a relaxation; one
  * that says "more dangerous" an escalation; new text that speaks to the model is suspicious.
  */
-import type { HintField } from '../annotations/types.js';
 import { HINT_FIELDS, SECURITY_LEVELS } from '../annotations/types.js';
-import { staticHint } from '../dynamic/resolve.js';
+import { SAFE, staticHint } from '../dynamic/resolve.js';
 import type { ToolDefinition } from './definition.js';
 import type { ScanContext, TextFinding } from './scan.js';
 import { scanDefinition } from './scan.js';
@@ -55,14 +54,6 @@ export interface Drift {
   /** Suspicious text the current definition carries that the pin did not. */
   readonly findings: readonly TextFinding[];
 }
-
-/** The safe value of each hint. */
-const SAFE: Readonly<Record<HintField, boolean>> = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
 
 /** Extension fields whose `true` asks for more care: losing it is a relaxation. */
 const CARE_FLAGS = ['requiresConfirmation', 'auditRequired'] as const;

@@ -16,7 +16,7 @@ import {
 } from '../../core/pins/index.js';
 import type { ScanContext } from '../../core/pins/scan.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
-import type { PinStatus, PinWrite, ToolPin } from '../../store/store.js';
+import type { PinWrite, ToolPin } from '../../store/store.js';
 
 /** How one server's drift is handled. */
 export interface PinSettings {
@@ -25,14 +25,7 @@ export interface PinSettings {
 }
 
 /** A pin as the book keeps it (what the store has, without times). */
-export interface BookPin {
-  readonly status: PinStatus;
-  readonly hash?: string | undefined;
-  readonly definition?: ToolDefinition | undefined;
-  readonly pendingHash?: string | undefined;
-  readonly pending?: ToolDefinition | undefined;
-  readonly drift?: Drift | undefined;
-}
+export type BookPin = Omit<PinWrite, 'server' | 'tool'>;
 
 /** One drift worth a record: what changed and what the policy did. */
 export interface DriftEvent {
