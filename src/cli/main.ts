@@ -7,6 +7,7 @@ import { registerInit } from './commands/init.js';
 import { registerLint } from './commands/lint.js';
 import { registerNote } from './commands/note.js';
 import { registerOverride } from './commands/override.js';
+import { registerPins } from './commands/pins.js';
 import { registerServe } from './commands/serve.js';
 import { registerToolset } from './commands/toolset.js';
 import { registerTools } from './commands/tools.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerOverride(program);
   registerApprovals(program);
   registerAudit(program);
+  registerPins(program);
   return program;
 }
 

@@ -13,6 +13,8 @@ import { HINT_FIELDS } from '../core/annotations/types.js';
 import type { Finding } from '../core/annotations/validate.js';
 import { validateAnnotations } from '../core/annotations/validate.js';
 import { HintgateError } from '../core/errors.js';
+import type { TextFinding } from '../core/pins/index.js';
+import { scanDefinition, toolDefinition } from '../core/pins/index.js';
 import { inferAnnotations } from '../core/inference/infer.js';
 import type { InferenceResult } from '../core/inference/types.js';
 import { inferOpenApiAnnotations } from '../downstream/openapi/annotations.js';
@@ -52,6 +54,8 @@ export interface ToolLint {
   readonly conflicts: readonly AnnotationConflict[];
   /** Disagreements on evidence too weak to overrule the declaration: for the author to check. */
   readonly notes: readonly AnnotationNote[];
+  /** Text in the definition that speaks to the model (a poisoned description). */
+  readonly suspicious: readonly TextFinding[];
 }
 
 /** Lints one server's tools and prints the findings; exit code 1 when there are errors or conflicts. */
@@ -70,6 +74,7 @@ export async function runLint(options: LintOptions): Promise<void> {
   const results = tools.map((tool) => lintTool(tool, target.trust, infer));
   const errors = results.reduce((sum, result) => sum + result.errors.length, 0);
   const conflicts = results.reduce((sum, result) => sum + result.conflicts.length, 0);
+  const suspicious = results.reduce((sum, result) => sum + result.suspicious.length, 0);
   if (options.json === true) {
     await writeOut(
       formatJson({ server: target.name, tools: results, summary: summaryOf(results) }),
@@ -77,7 +82,7 @@ export async function runLint(options: LintOptions): Promise<void> {
   } else {
     await writeOut(`${results.map(formatTool).join('\n')}\n${summaryLine(results)}\n`);
   }
-  if (errors > 0 || conflicts > 0) process.exitCode = EXIT.findings;
+  if (errors > 0 || conflicts > 0 || suspicious > 0) process.exitCode = EXIT.findings;
 }
 
 interface LintTarget {
@@ -227,7 +232,13 @@ export function lintTool(
     warnings,
     conflicts: detectConflicts({ declared, inference, trust }),
     notes: findDisagreements({ declared, inference, trust }),
+    suspicious: lintDefinition(tool),
   };
+}
+
+function lintDefinition(tool: JsonObject): TextFinding[] {
+  const definition = toolDefinition(tool);
+  return definition === undefined ? [] : scanDefinition(definition);
 }
 
 function formatTool(result: ToolLint): string {
@@ -247,6 +258,8 @@ function formatTool(result: ToolLint): string {
   for (const warning of result.warnings) lines.push(`  warning:   ${warning.message}`);
   for (const conflict of result.conflicts) lines.push(`  conflict:  ${conflict.reason}`);
   for (const note of result.notes) lines.push(`  note:      ${note.reason}`);
+  for (const finding of result.suspicious)
+    lines.push(`  suspicious: ${finding.field}: ${finding.message}: ${finding.excerpt}`);
   return lines.join('\n');
 }
 
@@ -259,10 +272,11 @@ function summaryOf(results: readonly ToolLint[]) {
     warnings: results.reduce((sum, result) => sum + result.warnings.length, 0),
     conflicts: results.reduce((sum, result) => sum + result.conflicts.length, 0),
     notes: results.reduce((sum, result) => sum + result.notes.length, 0),
+    suspicious: results.reduce((sum, result) => sum + result.suspicious.length, 0),
   };
 }
 
 function summaryLine(results: readonly ToolLint[]): string {
   const s = summaryOf(results);
-  return `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s), ${s.notes} note(s)`;
+  return `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s), ${s.notes} note(s), ${s.suspicious} suspicious text(s)`;
 }

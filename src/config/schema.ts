@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PRINCIPAL_NAME, accessSchema } from './access-schema.js';
 import { annotationsSchema } from './annotations-schema.js';
 import { dynamicSchema, serverDynamicSchema } from './dynamic-schema.js';
+import { pinningSchema, serverPinningSchema } from './pinning-schema.js';
 import { policySchema } from './policy-schema.js';
 
 /** Keys other MCP clients put in `mcpServers` entries; accepted and ignored. */
@@ -153,6 +154,8 @@ export const serverSchema = z
     /** Dynamic annotations of this server's tools: its rules, forwarding, classifiers. */
     dynamic: serverDynamicSchema.default(serverDynamicSchema.parse({})),
     ...openApiFields,
+    /** Tool pinning for this server (each key falls back to the global `pinning`). */
+    pinning: serverPinningSchema.default({}),
   })
   .superRefine((server, ctx) => {
     if (server.openapi !== undefined) {
@@ -335,6 +338,8 @@ export const configSchema = z.strictObject({
   dynamic: dynamicSchema.default(dynamicSchema.parse({})),
   /** Who may see and call which tools, and who may approve calls. */
   access: accessSchema.default(accessSchema.parse({})),
+  /** Tool pinning: how drift from the pinned tool definitions is handled. */
+  pinning: pinningSchema.default(pinningSchema.parse({})),
 });
 
 /** A validated config, every default filled in. */

@@ -119,3 +119,27 @@ export {
   worstCase,
   worstCaseForTool,
 } from './dynamic/index.js';
+export type {
+  DefinitionHasher,
+  Drift,
+  DriftAction,
+  DriftGrade,
+  FieldChange,
+  FindingKind,
+  PinningMode,
+  ScanContext,
+  TextFinding,
+  ToolDefinition as PinnedDefinition,
+} from './pins/index.js';
+export {
+  canonicalDefinition,
+  compareTool,
+  definitionHash,
+  diffDefinitions,
+  driftAction,
+  findRenames,
+  scanDefinition,
+  scanText,
+  toolDefinition,
+  withPinnedValues,
+} from './pins/index.js';

@@ -55,7 +55,14 @@ export function auditRecordOf(
     record.sources = sources;
   }
   if (trace.approver !== undefined) record.approver = trace.approver;
-  if (errorText !== undefined) record.error = errorText.slice(0, MAX_ERROR_LENGTH);
+  const disagreement = trace.disagreement;
+  const text =
+    typeof disagreement === 'string'
+      ? errorText === undefined
+        ? disagreement
+        : `${errorText}; ${disagreement}`
+      : errorText;
+  if (text !== undefined) record.error = text.slice(0, MAX_ERROR_LENGTH);
   if (args !== undefined)
     record.arguments = mode === 'omit' ? REDACTED : mode === 'full' ? args : redactSecrets(args);
   return record;

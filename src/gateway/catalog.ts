@@ -27,6 +27,8 @@ export class Catalog {
   private readonly byRef = new Map<string, CatalogEntry>();
   /** Flattened and namespaced names of tools whose server went down, to explain failed calls. */
   private readonly departed = new Map<string, string>();
+  /** Tools held back by pinning, per server: tool name → why (a call is refused with it). */
+  private readonly held = new Map<string, ReadonlyMap<string, string>>();
   private ordered: readonly CatalogEntry[] = [];
   private listed: readonly JsonObject[] | undefined;
   private versionValue = 0;
@@ -88,6 +90,29 @@ export class Catalog {
     this.fingerprints.delete(server);
     this.settingsKeys.delete(server);
     return this.rebuild(server);
+  }
+
+  /** Records the tools of a server held back by pinning (replacing what was held before). */
+  setHeld(server: string, held: ReadonlyMap<string, string>): void {
+    if (held.size === 0) this.held.delete(server);
+    else this.held.set(server, held);
+  }
+
+  /**
+   * Why the tool a client called `name` is held back, if it is: `name` read as a namespaced
+   * (`server.tool`) or flattened (`server_tool`) name of a held tool.
+   */
+  heldReason(name: string): string | undefined {
+    for (const [server, held] of this.held) {
+      for (const separator of ['.', '_']) {
+        const prefix = `${server}${separator}`;
+        if (name.startsWith(prefix)) {
+          const reason = held.get(name.slice(prefix.length));
+          if (reason !== undefined) return reason;
+        }
+      }
+    }
+    return undefined;
   }
 
   /** The tool clients call `name` (flattened name, or namespaced `server.name`). */

@@ -19,6 +19,7 @@ import { guardedScope } from './pipeline/access.js';
 import { forward } from './pipeline/forward.js';
 import { resolve } from './pipeline/resolve.js';
 import { META_TOOLS, META_TOOLS_BY_NAME } from './meta-tools/index.js';
+import { PinGuard } from './pins/guard.js';
 import { ServerSet } from './servers.js';
 import { createCallScope } from './toolsets/scope.js';
 import { ToolsetService } from './toolsets/service.js';
@@ -63,6 +64,8 @@ export interface Gateway {
   readonly calls: CallPolicy;
   /** Who may see and call which tools, and who may approve. */
   readonly access: AccessControl;
+  /** Tool pins: every listing re-checked against them before it is served. */
+  readonly pins: PinGuard;
   /** Starts every server at once; resolves when each has settled (up or down). */
   start(): Promise<void>;
   /** Closes every server and ends their processes. */
@@ -105,7 +108,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   const catalog = new Catalog();
   const directory = new Directory();
   const hub = new FrontHub();
+  const log = options.log ?? (() => undefined);
+  const pins = new PinGuard({
+    config,
+    store: options.store,
+    tools: () => catalog.entries(),
+    log,
+  });
   const servers = new ServerSet({
+    pins,
     config,
     logDir: join(options.dataDir, 'logs'),
     identity: options.identity,
@@ -139,6 +150,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     log: options.log ?? (() => undefined),
   });
   hub.onSessionClosed((id) => toolsets.forgetSession(id));
+  // A person's decision on pins (this process, the CLI through the admin endpoint, another
+  // replica through PostgreSQL) is applied at once; clients hear list_changed.
+  const unwatchPins = options.store.watch((event) => {
+    const names =
+      event.kind === 'pins'
+        ? [event.server]
+        : event.kind === 'resync'
+          ? Object.keys(config.mcpServers)
+          : [];
+    for (const name of names) {
+      void pins.reload(name).then(
+        () => servers.recheck(name),
+        (error: unknown) => log(`pins: could not reload ${name}'s pins: ${String(error)}`),
+      );
+    }
+  });
   let loading: Promise<void> | undefined;
   const loadToolsets = (): Promise<void> => (loading ??= toolsets.start());
   const access = new AccessControl(
@@ -196,10 +223,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     calls,
     access,
+    pins,
     close: async () => {
+      unwatchPins();
       toolsets.close();
       await servers.close();
       await calls.close();
+      await pins.flushed();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { FrontHub } from '../front/hub.js';
 import type { ServerAnnotationSettings } from './catalog-entry.js';
 import type { Catalog } from './catalog.js';
 import type { Directory } from './directory.js';
+import type { PinGuard } from './pins/guard.js';
 import { compileConfigRules, serverDynamicSettings } from './dynamic/settings.js';
 import type { ScopedRule } from './dynamic/spec.js';
 import type { ReplicaState } from './replicas.js';
@@ -22,6 +23,8 @@ export interface ServerSetOptions {
   readonly catalog: Catalog;
   readonly directory: Directory;
   readonly hub: FrontHub;
+  /** Re-checks every listing against the pinned definitions before the catalog serves it. */
+  readonly pins?: PinGuard | undefined;
   /** One line per status change, for the gateway's stderr. */
   readonly log: (line: string) => void;
 }
@@ -127,11 +130,26 @@ export class ServerSet {
   /** Starts connecting every server at once; resolves when each has settled (up or down). */
   async start(): Promise<void> {
     await Promise.all(this.connections().map((server) => server.start()));
+    await this.checked();
   }
 
-  /** Resolves when every server has settled once. */
+  /** Resolves when every server has settled once (and its tools were checked). */
   async settled(): Promise<void> {
     await Promise.all(this.connections().map((server) => server.settled()));
+    await this.checked();
+  }
+
+  /** Resolves when the pin checks started so far are applied. */
+  private async checked(): Promise<void> {
+    // A server that just came up reports it on the next turn; its check starts then.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    let seen: Promise<void>[] = [];
+    for (;;) {
+      const now = [...this.checks.values()];
+      if (now.length === seen.length && now.every((check, index) => check === seen[index])) return;
+      seen = now;
+      await Promise.all(now);
+    }
   }
 
   /** Closes every server (ending every spawned process group), all at once. */
@@ -150,11 +168,10 @@ export class ServerSet {
     const server = this.get(name) as Downstream;
     const changed = connection.status;
     if (server.status.state === 'up') {
-      const snapshot = server.snapshot;
-      const settings = this.annotationSettings(name, server);
-      if (catalog.setServer(name, snapshot.tools, settings).changed) hub.changed('tools');
-      this.notifyDirectory(directory.setServer(name, snapshot));
+      this.setTools(name, server);
+      this.notifyDirectory(directory.setServer(name, server.snapshot));
     } else {
+      this.pending.delete(name);
       if (catalog.removeServer(name, { remember: true }).changed) hub.changed('tools');
       this.notifyDirectory(directory.removeServer(name));
     }
@@ -182,14 +199,54 @@ export class ServerSet {
     };
   }
 
+  /** Which listing of each server is the latest sent to the pin check. */
+  private readonly pending = new Map<string, number>();
+  private listings = 0;
+  /** Each server's latest pin check, applied or not. */
+  private readonly checks = new Map<string, Promise<void>>();
+
+  /**
+   * A server's tools into the catalog: re-checked against their pins first when pinning is
+   * on (only the latest listing of a server still up is applied), then held-back tools
+   * remembered so their calls are refused with the reason.
+   */
+  private setTools(name: string, server: Downstream): void {
+    const { catalog, hub, pins } = this.options;
+    const tools = server.snapshot.tools;
+    const settings = this.annotationSettings(name, server);
+    if (pins === undefined) {
+      if (catalog.setServer(name, tools, settings).changed) hub.changed('tools');
+      return;
+    }
+    const listing = ++this.listings;
+    this.pending.set(name, listing);
+    const check = pins.check(name, tools).then(
+      (result) => {
+        if (this.pending.get(name) !== listing || this.get(name) !== server) return;
+        if (server.status.state !== 'up') return;
+        catalog.setHeld(name, result.held);
+        if (catalog.setServer(name, result.served, settings).changed) hub.changed('tools');
+      },
+      (error: unknown) => {
+        this.options.log(`pins: could not check ${name}'s tools: ${String(error)}`);
+      },
+    );
+    this.checks.set(name, check);
+  }
+
+  /** Re-checks a server's current listing (its pins changed: a person decided). */
+  recheck(name: string): void {
+    const server = this.get(name);
+    if (server?.status.state === 'up') this.setTools(name, server);
+  }
+
   private onListChanged(name: string, server: Downstream, kind: ListKind): void {
-    const { catalog, directory, hub } = this.options;
+    const { directory } = this.options;
     // Replicas list the same things; the one serving the server's lists speaks for it.
     if (server !== this.get(name)) return;
     const snapshot = server.snapshot;
     if (kind === 'tools') {
-      const settings = this.annotationSettings(name, server);
-      if (catalog.setServer(name, snapshot.tools, settings).changed) hub.changed('tools');
+      this.setTools(name, server);
     } else {
       this.notifyDirectory(directory.setServer(name, snapshot));
     }

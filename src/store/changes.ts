@@ -38,6 +38,10 @@ export function decodeChange(payload: string): Change | undefined {
       return typeof name === 'string' ? { origin, event: { kind: 'toolset', name } } : undefined;
     case 'overrides':
       return { origin, event: { kind: 'overrides' } };
+    case 'pins': {
+      const server = fields['server'];
+      return typeof server === 'string' ? { origin, event: { kind: 'pins', server } } : undefined;
+    }
     case 'approval':
       return typeof id === 'string' && STATUSES.includes(status as ApprovalStatus)
         ? { origin, event: { kind: 'approval', id, status: status as ApprovalStatus } }

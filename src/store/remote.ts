@@ -41,6 +41,9 @@ export const REMOTE_STORE_METHODS = [
   'decideApproval',
   'expireApprovals',
   'claimNonce',
+  'listPins',
+  'savePins',
+  'decidePins',
   'appendAudit',
   'queryAudit',
 ] as const satisfies readonly (keyof Store)[];
@@ -178,6 +181,9 @@ export class RemoteStore implements Store {
   readonly decideApproval: Call<'decideApproval'> = (...args) => this.#call('decideApproval', args);
   readonly expireApprovals: Call<'expireApprovals'> = (...args) =>
     this.#call('expireApprovals', args);
+  readonly listPins: Call<'listPins'> = (...args) => this.#call('listPins', args);
+  readonly savePins: Call<'savePins'> = (...args) => this.#call('savePins', args);
+  readonly decidePins: Call<'decidePins'> = (...args) => this.#call('decidePins', args);
   readonly claimNonce: Call<'claimNonce'> = (...args) => this.#call('claimNonce', args);
   readonly appendAudit: Call<'appendAudit'> = (...args) => this.#call('appendAudit', args);
   readonly queryAudit: Call<'queryAudit'> = (...args) => this.#call('queryAudit', args);

@@ -8,6 +8,7 @@ import * as nonces from './nonces.js';
 import * as notes from './notes.js';
 import type { OverrideTarget } from './overrides.js';
 import * as overrides from './overrides.js';
+import * as pins from './pins.js';
 import type { Emit, StoreRunner } from './runner.js';
 import type { Sql } from './sql.js';
 import { toStoreError } from './sql.js';
@@ -27,9 +28,14 @@ import type {
   AuditRecord,
   AuditRecordInput,
   OverrideScope,
+  PinDecision,
+  PinQuery,
+  PinTarget,
+  PinWrite,
   StoredNote,
   StoreKind,
   StoreListener,
+  ToolPin,
   ToolRef,
   Toolset,
   ToolsetChanges,
@@ -281,6 +287,34 @@ export class SqlStore implements Store {
       await this.runner.write((sql) => nonces.pruneNonces(sql)).catch(() => undefined);
     }
     return claimed;
+  }
+
+  async listPins(query: PinQuery = {}): Promise<ToolPin[]> {
+    return this.runner.read((sql) => pins.selectPins(sql, query));
+  }
+
+  async savePins(list: readonly PinWrite[]): Promise<void> {
+    check.assertValid('pins', pins.checkPinWrites(list));
+    if (list.length > 0) await this.runner.write((sql) => pins.upsertPins(sql, list));
+  }
+
+  async decidePins(target: PinTarget, decision: PinDecision): Promise<ToolPin[]> {
+    check.assertValid('pin decision', pins.checkPinDecision(target, decision));
+    const decided = await this.runner.write(async (sql, emit) => {
+      const result = await pins.decidePins(sql, target, decision);
+      if (result.length > 0) emit({ kind: 'pins', server: target.server });
+      return result;
+    });
+    if (decided.length === 0) {
+      const what =
+        target.tool === undefined ? `server "${target.server}"` : `${target.server}.${target.tool}`;
+      throw new HintgateError(
+        'NOT_FOUND',
+        `no tool definition of ${what} waits for ${decision.action === 'approve' ? 'approval' : 'a decision'}`,
+        { ...target },
+      );
+    }
+    return decided;
   }
 
   async appendAudit(records: readonly AuditRecordInput[]): Promise<void> {

@@ -20,9 +20,14 @@ import type {
   AuditRecord,
   AuditRecordInput,
   OverrideScope,
+  PinDecision,
+  PinQuery,
+  PinTarget,
+  PinWrite,
   StoredNote,
   StoreKind,
   StoreListener,
+  ToolPin,
   ToolRef,
   Toolset,
   ToolsetChanges,
@@ -44,10 +49,16 @@ export type {
   AuditRecord,
   AuditRecordInput,
   OverrideScope,
+  PinDecision,
+  PinQuery,
+  PinStatus,
+  PinTarget,
+  PinWrite,
   StoredNote,
   StoreEvent,
   StoreKind,
   StoreListener,
+  ToolPin,
   ToolRef,
   Toolset,
   ToolsetChanges,
@@ -158,6 +169,20 @@ export interface Store {
    * store. INPUT_INVALID for an empty nonce or a ttl outside 1 ms to a day.
    */
   claimNonce(nonce: string, ttlMs: number): Promise<boolean>;
+
+  /** Tool pins matching a filter (all by default), by server then tool. */
+  listPins(query?: PinQuery): Promise<ToolPin[]>;
+  /**
+   * Saves what a re-check of a server's listing concluded, each pin replaced whole, in one
+   * write. Reports no change event: the gateway that checked already acts on it.
+   */
+  savePins(pins: readonly PinWrite[]): Promise<void>;
+  /**
+   * A person's decision on a server's waiting definitions (one tool, or all of them):
+   * approving makes each the pin, rejecting keeps the pin and holds it back. NOT_FOUND when
+   * nothing waits there; reports a `pins` change so running gateways apply it at once.
+   */
+  decidePins(target: PinTarget, decision: PinDecision): Promise<ToolPin[]>;
 
   /** Appends audit records in one write; meant for a background batcher, off the call path. */
   appendAudit(records: readonly AuditRecordInput[]): Promise<void>;

@@ -7,6 +7,7 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import type { DynamicRule } from '../core/dynamic/rules.js';
 import type { ToolNote } from '../core/notes/notes.js';
+import type { Drift, ToolDefinition } from '../core/pins/index.js';
 
 /** Which implementation holds the data. */
 export type StoreKind = 'pglite' | 'postgres';
@@ -218,6 +219,7 @@ export type StoreEvent =
   | { readonly kind: 'toolset'; readonly name: string }
   | { readonly kind: 'overrides' }
   | { readonly kind: 'approval'; readonly id: string; readonly status: ApprovalStatus }
+  | { readonly kind: 'pins'; readonly server: string }
   | { readonly kind: 'resync' };
 
 /** Receives store events; it must not throw (a throwing listener is ignored). */
@@ -227,4 +229,65 @@ export type StoreListener = (event: StoreEvent) => void;
 export interface AdminEndpoint {
   readonly url: string;
   readonly token?: string;
+}
+
+/**
+ * Where a pinned tool stands: `pinned` (served as pinned), `pending` (a drifted or new
+ * definition waits for a person), `rejected` (a person refused it: the pin stands and the
+ * definition stays held back), `removed` (the server no longer lists it; its pin is kept, so
+ * the tool coming back is compared with it).
+ */
+export type PinStatus = 'pinned' | 'pending' | 'rejected' | 'removed';
+
+/** One server's tool as pinned, and what drifted from it. */
+export interface ToolPin {
+  readonly server: string;
+  /** The tool's name on its server. */
+  readonly tool: string;
+  readonly status: PinStatus;
+  /** The canonical hash of the accepted definition; absent for a new tool not yet approved. */
+  readonly hash?: string;
+  readonly definition?: ToolDefinition;
+  /** The drifted (or new) definition waiting for a person, with its hash and grading. */
+  readonly pendingHash?: string;
+  readonly pending?: ToolDefinition;
+  readonly drift?: Drift;
+  readonly firstSeen: string;
+  readonly updatedAt: string;
+  readonly decidedBy?: string;
+  readonly decidedAt?: string;
+  readonly note?: string;
+}
+
+/** A pin as a re-check writes it (the whole row but its times and last decision). */
+export interface PinWrite {
+  readonly server: string;
+  readonly tool: string;
+  readonly status: PinStatus;
+  readonly hash?: string | undefined;
+  readonly definition?: ToolDefinition | undefined;
+  readonly pendingHash?: string | undefined;
+  readonly pending?: ToolDefinition | undefined;
+  readonly drift?: Drift | undefined;
+}
+
+/** A filter on pins. */
+export interface PinQuery {
+  readonly server?: string;
+  readonly tool?: string;
+  readonly status?: PinStatus;
+}
+
+/** Which pins a decision is about: one tool of a server, or all its waiting ones. */
+export interface PinTarget {
+  readonly server: string;
+  readonly tool?: string;
+}
+
+/** A person's decision on drifted or new tool definitions. */
+export interface PinDecision {
+  readonly action: 'approve' | 'reject';
+  /** Who decided (`cli:alice`, `api:token-name`). */
+  readonly by: string;
+  readonly note?: string;
 }

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lintTool } from '../../src/cli/run-lint.js';
 import { runCli } from '../helpers/cli.js';
@@ -61,9 +62,30 @@ describe('hintgate lint', () => {
       /^add\n {2}declared: {2}\(none\)\n {2}inferred: .*\n {2}missing: {3}readOnlyHint, destructiveHint, idempotentHint, openWorldHint$/m,
     );
     expect(run.stdout).toMatch(
-      /^10 tool\(s\): 1 fully annotated, 9 missing hints, 0 error\(s\), 0 warning\(s\), 1 conflict\(s\), 0 note\(s\)$/m,
+      /^10 tool\(s\): 1 fully annotated, 9 missing hints, 0 error\(s\), 0 warning\(s\), 1 conflict\(s\), 0 note\(s\), 0 suspicious text\(s\)$/m,
     );
     expect(run.code).toBe(1);
+  });
+
+  it('reports suspicious text in a poisoned description, exit 1', async () => {
+    const dir = scratchDir();
+    const version = `${dir}/version.txt`;
+    writeFileSync(version, '2');
+    const run = await runCli([
+      'lint',
+      '--json',
+      '--stdio',
+      `${node} ${fixture('rugpull')} --version-file ${version}`,
+    ]);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    const getNote = report.tools.find((tool: { name: string }) => tool.name === 'get_note');
+    expect(getNote.suspicious.map((finding: { kind: string }) => finding.kind).sort()).toEqual([
+      'hidden-instructions',
+      'secrecy',
+      'sensitive-file',
+    ]);
+    expect(report.summary.suspicious).toBe(3);
   });
 
   it('prints JSON and exits 0 for a server without errors or conflicts', async () => {
@@ -78,6 +100,7 @@ describe('hintgate lint', () => {
       warnings: 0,
       conflicts: 0,
       notes: 0,
+      suspicious: 0,
     });
     expect(report.tools[0]).toMatchObject({
       name: 'lookup',

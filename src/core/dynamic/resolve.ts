@@ -34,9 +34,12 @@ export interface BoundAdjustment {
    * `clamped`: a server's answer went beyond its static bound and the static value is
    * kept; `exceeds-static`: hintgate's own rule or classifier found the call less safe
    * than the static annotations say, and its value is kept; `classifier-check`: an
-   * untrusted server's answer was less conservative than hintgate's classifier.
+   * untrusted server's answer was less conservative than hintgate's classifier;
+   * `uncorroborated`: an untrusted server's answer was safer than the static annotations
+   * and neither a rule nor a classifier agreed for these arguments, so the static value
+   * stands.
    */
-  readonly action: 'clamped' | 'exceeds-static' | 'classifier-check';
+  readonly action: 'clamped' | 'exceeds-static' | 'classifier-check' | 'uncorroborated';
 }
 
 /** A resolution after the bound. */
@@ -46,7 +49,7 @@ export interface BoundedResolution {
 }
 
 /** The safe value of each hint: the one a static annotation can promise for every call. */
-const SAFE: Readonly<Record<HintField, boolean>> = {
+export const SAFE: Readonly<Record<HintField, boolean>> = {
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,
@@ -298,6 +301,49 @@ export function resolveDynamicAnnotations(
   return match === undefined ? resolution : { ...resolution, rule: match.rule.label };
 }
 
+/**
+ * An untrusted server's answer that says "safer" than the static annotations counts only
+ * where hintgate's own evidence agrees for these arguments: a matching rule setting the
+ * same value, or a classifier finding it. Elsewhere the static value stands (the answer is
+ * a claim like any declared one) and the disagreement is kept as an adjustment.
+ */
+function corroborate(
+  input: ResolveDynamicInput,
+  annotations: Record<string, unknown>,
+  classified: ClassifierResult | undefined,
+  reasons: Record<string, InferenceReason>,
+  adjustments: BoundAdjustment[],
+): void {
+  const match =
+    input.rules === undefined
+      ? undefined
+      : evaluateRules(
+          input.rules,
+          input.args,
+          input.tool === undefined ? {} : { tool: input.tool },
+        );
+  for (const field of HINT_FIELDS) {
+    const value = annotations[field];
+    if (typeof value !== 'boolean') continue;
+    const bound = staticHint(input.staticAnnotations, field);
+    if (value === bound || value !== SAFE[field]) continue;
+    if (match?.annotations[field] === value || classified?.annotations[field] === value) continue;
+    annotations[field] = bound;
+    reasons[field] = argumentReason(
+      'server',
+      'dynamic-server',
+      `the untrusted server answered ${field}: ${String(value)} for these arguments, safer than its static annotations, and no rule or classifier agreed; the static value stands`,
+    );
+    adjustments.push({
+      field,
+      static: bound,
+      resolved: value,
+      result: bound,
+      action: 'uncorroborated',
+    });
+  }
+}
+
 function fromServer(
   input: ResolveDynamicInput,
   downstream: ToolAnnotations,
@@ -315,7 +361,8 @@ function fromServer(
       adjustments.some((item) => item.field === field),
     );
   }
-  const serverReadOnly = bounded.annotations.readOnlyHint === true;
+  if (input.trust !== 'trusted') corroborate(input, annotations, classified, reasons, adjustments);
+  const serverReadOnly = annotations['readOnlyHint'] === true;
   if (classified !== undefined && input.trust !== 'trusted') {
     for (const field of HINT_FIELDS) {
       const found = classified.annotations[field];

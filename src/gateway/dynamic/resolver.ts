@@ -70,6 +70,8 @@ export class DynamicResolver {
       resolution = resolveDynamicAnnotations({
         staticAnnotations: spec.bound,
         detected: spec.detected,
+        // Rules do not decide a forwarded call; they may corroborate an untrusted answer.
+        rules: spec.rules,
         tool: entry.namespacedName,
         args,
         downstream: completeHints(spec.bound, answer.hints),

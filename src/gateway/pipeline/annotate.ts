@@ -22,6 +22,13 @@ export function annotate(
     }
     const found = await resolver.resolve(entry, ctx.params['arguments'], ctx.signal);
     ctx.annotations = found.annotations;
+    const refused = found.resolution?.adjustments.filter(
+      (item) => item.action === 'uncorroborated',
+    );
+    if (refused !== undefined && refused.length > 0) {
+      // Recorded in the audit log: the server claimed "safer" and nothing of ours agreed.
+      ctx.trace.disagreement = `uncorroborated server answer: ${refused.map((item) => `${item.field}: ${String(item.resolved)}`).join(', ')} (static values kept)`;
+    }
     return next();
   };
 }

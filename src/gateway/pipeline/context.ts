@@ -53,6 +53,8 @@ export interface CallTrace {
   cacheHit?: boolean;
   /** The replica that served the call, for servers with several. */
   replica?: string;
+  /** An untrusted server's per-call answer that was not corroborated (audit records it). */
+  disagreement?: string;
 }
 
 /**

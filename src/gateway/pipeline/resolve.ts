@@ -44,6 +44,11 @@ export function resolve(
       if (server !== undefined) {
         throw new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server));
       }
+      // A tool held back by pinning never reaches its server before a person approves it.
+      const held = found.kind === 'missing' ? catalog.heldReason(ctx.name) : undefined;
+      if (held !== undefined) {
+        throw new HintgateError('FORBIDDEN', held, { tool: ctx.name });
+      }
       if (found.kind === 'outside') {
         throw new HintgateError(
           'UNKNOWN_TOOL',

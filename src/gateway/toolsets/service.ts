@@ -249,6 +249,7 @@ export class ToolsetService {
         for (const name of this.loaded.keys()) void this.reload(name, true);
         return;
       case 'approval':
+      case 'pins':
         return;
     }
   }

@@ -5,13 +5,21 @@ import { approvalsApi } from './approvals.js';
 import { auditApi } from './audit.js';
 import type { HealthServer } from './health.js';
 import { healthApi } from './health.js';
+import { pinsApi } from './pins.js';
 import { statsApi } from './stats.js';
 
 /** What the call-path routes read. */
 export interface CallApiParts {
   readonly store: Pick<
     Store,
-    'listApprovals' | 'getApproval' | 'decideApproval' | 'queryAudit' | 'listToolsets'
+    | 'listApprovals'
+    | 'getApproval'
+    | 'decideApproval'
+    | 'queryAudit'
+    | 'listToolsets'
+    | 'listPins'
+    | 'decidePins'
+    | 'appendAudit'
   >;
   readonly stats: () => unknown;
   /** Who may decide approvals. */
@@ -20,11 +28,12 @@ export interface CallApiParts {
   readonly servers?: () => readonly HealthServer[];
 }
 
-/** `/api/approvals`, `/api/audit`, `/api/stats` and `/health`. */
+/** `/api/approvals`, `/api/audit`, `/api/pins`, `/api/stats` and `/health`. */
 export function callApiRoutes(parts: CallApiParts): RouteMounter[] {
   return [
     approvalsApi(parts.store, parts.approvers),
     auditApi(parts.store),
+    pinsApi(parts.store, parts.approvers),
     statsApi(parts.stats),
     healthApi({ store: parts.store, servers: parts.servers ?? (() => []) }),
   ];
