@@ -54,6 +54,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
       : http?.httpSecurity({
           host: address.host,
           token: options.token ?? process.env['HINTGATE_TOKEN'] ?? config.http.token,
+          tokens: config.http.tokens,
           authDisabled: !options.auth || !config.http.auth,
           allowedHosts: config.http.allowedHosts,
           allowedOrigins: config.http.allowedOrigins,
@@ -123,7 +124,9 @@ export async function runServe(options: ServeOptions): Promise<void> {
         address.host,
         address.port,
       );
-      say(`listening on ${listener.url}${security.token === undefined ? ' (no auth)' : ''}`);
+      say(
+        `listening on ${listener.url}${http?.authRequired(security) === true ? '' : ' (no auth)'}`,
+      );
     }
   } catch (error) {
     await gateway.close();

@@ -61,6 +61,11 @@ export const policyRuleSchema = z.strictObject(ruleFields);
 
 const cacheSchema = z.strictObject({
   enabled: z.boolean().default(true),
+  /**
+   * Also cache tools whose read-only or idempotent hint hintgate only inferred (from names
+   * and descriptions) rather than the server declaring it or config setting it.
+   */
+  inferred: z.boolean().default(false),
   /** How long a read-only result is kept. */
   readOnlyTtlMs: z.number().int().positive().default(300_000),
   /** How long an idempotent (not read-only, not destructive) result is kept. */

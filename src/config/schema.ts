@@ -135,6 +135,16 @@ const httpSchema = z.strictObject({
     .optional(),
   /** The bearer token clients must send; required unless bound to loopback with auth off. */
   token: z.string().min(16, 'expected a token of at least 16 characters').optional(),
+  /**
+   * Named bearer tokens, principal name → token: each client is known by its token's name
+   * (audit, approvals, cached results and equipped toolsets are kept apart per principal).
+   */
+  tokens: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'expected a name of letters, digits, _ . @ -'),
+      z.string().min(16, 'expected a token of at least 16 characters'),
+    )
+    .default({}),
   /** Turn bearer auth off; only allowed on a loopback address. */
   auth: z.boolean().default(true),
   /** Origins allowed besides the server's own (browser clients). */

@@ -53,6 +53,8 @@ export interface CallPolicy {
   readonly retry: CallMiddleware;
   readonly route: CallMiddleware;
   stats(): CallStats;
+  /** A server sent a client a message outside a call's own channels (a log message). */
+  noteServerMessage(server: string): void;
   /** Writes every audit record still waiting. */
   flush(): Promise<void>;
   /** Flushes and stops the audit writer. */
@@ -115,6 +117,7 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
     ),
     retry: on('retry', () => retry(settings, config.retry)),
     route: on('route', () => route(options.replicasOf)),
+    noteServerMessage: (server) => results.noteActivity(server),
     stats: () => ({
       cache: results.stats(),
       audit: { enabled: auditLog !== undefined, dropped: auditLog?.dropped ?? 0 },

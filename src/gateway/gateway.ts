@@ -104,6 +104,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     directory,
     hub,
     log: options.log ?? (() => undefined),
+    // Called only once servers run, after `calls` below exists.
+    onServerMessage: (server) => calls.noteServerMessage(server),
   });
   const downReason = (server: string): string => {
     const status = servers.get(server)?.status;

@@ -23,6 +23,8 @@ export interface ServerSetOptions {
   readonly hub: FrontHub;
   /** One line per status change, for the gateway's stderr. */
   readonly log: (line: string) => void;
+  /** A server sent its clients a log message (the result cache must not keep what it saw). */
+  readonly onServerMessage?: (server: string) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export class ServerSet {
         listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
         resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
         log: (_connection, params) => {
+          options.onServerMessage?.(server);
           const logger =
             typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
           options.hub.log({ ...params, logger });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { HttpSecurity } from './auth.js';
-import { checkRequest } from './auth.js';
+import { checkRequest, requestPrincipal } from './auth.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
 
 /** Mounts more routes on the app (the `/api` routes of later issues). */
@@ -13,9 +13,6 @@ export interface HttpAppOptions {
   /** Extra routes, mounted after `/mcp` and behind the same checks. */
   readonly routes?: readonly RouteMounter[];
 }
-
-/** The principal recorded for a request that passed the bearer check. */
-const TOKEN_PRINCIPAL = 'bearer';
 
 /**
  * The HTTP front as a hono app: `/mcp` (streamable HTTP, both eras) behind the Host, Origin
@@ -36,9 +33,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     await next();
     return undefined;
   });
-  app.all('/mcp', (c) =>
-    endpoint.fetch(c.req.raw, security.token === undefined ? undefined : TOKEN_PRINCIPAL),
-  );
+  // The principal: the named token's name, `bearer` for the plain token, none without auth.
+  app.all('/mcp', (c) => endpoint.fetch(c.req.raw, requestPrincipal(c.req.raw, security)));
   for (const mount of options.routes ?? []) mount(app, security);
   app.notFound((c) => c.json({ error: 'not found', path: c.req.path }, 404));
   return app;

@@ -9,8 +9,13 @@ import { HintgateError } from '../core/errors.js';
 
 /** Who may reach the HTTP front, decided once at start. */
 export interface HttpSecurity {
-  /** The bearer token clients must send; undefined only when auth is off on loopback. */
+  /**
+   * The bearer token clients must send (its principal is `bearer`); undefined when auth is off
+   * on loopback, or when only named tokens are configured.
+   */
   readonly token: string | undefined;
+  /** Named tokens: each authenticates the principal of its name. */
+  readonly tokens: Readonly<Record<string, string>>;
   /** Hostnames accepted in the Host header; undefined skips the check (wildcard bind with a token). */
   readonly allowedHosts: readonly string[] | undefined;
   /** Hostnames accepted in an Origin header (a missing Origin always passes). */
@@ -22,6 +27,8 @@ export interface HttpSecurityInput {
   /** The host the server binds to. */
   readonly host: string;
   readonly token: string | undefined;
+  /** `http.tokens`: principal name → token. */
+  readonly tokens?: Readonly<Record<string, string>> | undefined;
   /** `--no-auth` / `http.auth: false`. */
   readonly authDisabled: boolean;
   readonly allowedHosts: readonly string[];
@@ -52,7 +59,18 @@ export function httpSecurity(input: HttpSecurityInput): HttpSecurity {
     );
   }
   const token = input.authDisabled ? undefined : input.token;
-  if (!input.authDisabled && (token === undefined || token === '')) {
+  const tokens = input.authDisabled ? {} : (input.tokens ?? {});
+  const seen = new Map<string, string>(input.token === undefined ? [] : [[input.token, 'token']]);
+  for (const [name, value] of Object.entries(tokens)) {
+    const other = seen.get(value);
+    if (other !== undefined)
+      throw new HintgateError(
+        'CONFIG_INVALID',
+        `http.tokens.${name} is the same token as ${other === 'token' ? 'http.token (--token)' : `http.tokens.${other}`}: give each principal its own`,
+      );
+    seen.set(value, name);
+  }
+  if (!input.authDisabled && (token === undefined || token === '') && !hasTokens(tokens)) {
     throw new HintgateError(
       'CONFIG_INVALID',
       `--http ${input.host} needs a bearer token: pass --token <token> or set HINTGATE_TOKEN` +
@@ -72,7 +90,40 @@ export function httpSecurity(input: HttpSecurityInput): HttpSecurity {
     ...(loopback ? localhostAllowedHostnames() : []),
     ...input.allowedOrigins,
   ];
-  return { token, allowedHosts, allowedOrigins };
+  return { token, tokens, allowedHosts, allowedOrigins };
+}
+
+function hasTokens(tokens: Readonly<Record<string, string>>): boolean {
+  return Object.keys(tokens).length > 0;
+}
+
+/** The principal of the plain `--token` / `http.token`. */
+export const TOKEN_PRINCIPAL = 'bearer';
+
+/** True when requests must carry a bearer token. */
+export function authRequired(security: HttpSecurity): boolean {
+  return security.token !== undefined || hasTokens(security.tokens);
+}
+
+/**
+ * Who sent a request that passed {@link checkRequest}: the name of its named token, `bearer`
+ * for the plain token, undefined without auth.
+ */
+export function requestPrincipal(request: Request, security: HttpSecurity): string | undefined {
+  if (!authRequired(security)) return undefined;
+  const given = bearerOf(request);
+  if (given === undefined) return undefined;
+  // Every token is compared, so the time taken does not tell which one matched.
+  let found: string | undefined;
+  if (security.token !== undefined && sameSecret(given, security.token)) found = TOKEN_PRINCIPAL;
+  for (const [name, token] of Object.entries(security.tokens))
+    if (sameSecret(given, token) && found === undefined) found = name;
+  return found;
+}
+
+function bearerOf(request: Request): string | undefined {
+  const header = request.headers.get('authorization') ?? '';
+  return /^Bearer\s+(.+)$/i.exec(header.trim())?.[1];
 }
 
 /**
@@ -86,17 +137,16 @@ export function checkRequest(request: Request, security: HttpSecurity): Response
   }
   const refused = originValidationResponse(request, [...security.allowedOrigins]);
   if (refused !== undefined) return refused;
-  if (security.token === undefined) return undefined;
-  const header = request.headers.get('authorization') ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (match?.[1] !== undefined && sameSecret(match[1], security.token)) return undefined;
+  if (!authRequired(security)) return undefined;
+  if (requestPrincipal(request, security) !== undefined) return undefined;
+  const match = bearerOf(request);
   return Response.json(
     {
       jsonrpc: '2.0',
       error: {
         code: -32001,
         message:
-          match === null
+          match === undefined
             ? 'Unauthorized: bearer token required'
             : 'Unauthorized: invalid bearer token',
       },

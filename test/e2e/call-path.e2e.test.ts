@@ -95,8 +95,11 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
   it('answers repeated reads from the cache until a write to the server', async () => {
     const reads = () => callsIn(dir, 'counter', 'read_value').filter((c) => c.args['key'] === 'c');
     const first = await callTool(client, 'counter_read_value', { key: 'c' });
-    for (let i = 0; i < 4; i++)
-      expect(await callTool(client, 'counter_read_value', { key: 'c' })).toEqual(first);
+    for (let i = 0; i < 4; i++) {
+      const hit = await callTool(client, 'counter_read_value', { key: 'c' });
+      expect(hit['content']).toEqual(first['content']);
+      expect(hit['_meta']).toMatchObject({ 'dev.hintgate/cache': { hit: true } });
+    }
     expect(reads()).toHaveLength(1);
     await callTool(client, 'counter_write_value', { key: 'c', value: 'new' });
     const after = await callTool(client, 'counter_read_value', { key: 'c' });

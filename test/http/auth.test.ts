@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkRequest, httpSecurity, isLoopbackHost } from '../../src/http/auth.js';
+import {
+  checkRequest,
+  httpSecurity,
+  isLoopbackHost,
+  requestPrincipal,
+} from '../../src/http/auth.js';
 
 const base = {
   token: 'a-long-enough-token',
@@ -93,5 +98,29 @@ describe('checkRequest', () => {
     expect(
       checkRequest(request({ ...auth, origin: 'http://localhost:5173' }), security),
     ).toBeUndefined();
+  });
+});
+
+describe('named tokens', () => {
+  const tokens = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789ab' };
+  const security = httpSecurity({ ...base, token: undefined, tokens, host: '127.0.0.1' });
+  const as = (token: string) =>
+    request({ host: '127.0.0.1:8787', authorization: `Bearer ${token}` });
+
+  it('knows each client by its token, and refuses any other token', () => {
+    expect(checkRequest(as(tokens.alice), security)).toBeUndefined();
+    expect(requestPrincipal(as(tokens.alice), security)).toBe('alice');
+    expect(requestPrincipal(as(tokens.bob), security)).toBe('bob');
+    expect(checkRequest(as('mallory-token-0123456789'), security)?.status).toBe(401);
+    expect(checkRequest(request({ host: '127.0.0.1:8787' }), security)?.status).toBe(401);
+    const both = httpSecurity({ ...base, tokens, host: '127.0.0.1' });
+    expect(requestPrincipal(as('a-long-enough-token'), both)).toBe('bearer');
+    expect(requestPrincipal(as(tokens.bob), both)).toBe('bob');
+  });
+
+  it('refuses one token given to two principals', () => {
+    expect(() => httpSecurity({ ...base, tokens: { a: base.token }, host: '127.0.0.1' })).toThrow(
+      'http.tokens.a is the same token as http.token (--token)',
+    );
   });
 });

@@ -71,8 +71,10 @@ export interface CallContext {
   readonly name: string;
   readonly session: SessionInfo;
   readonly signal: AbortSignal;
-  readonly progress: ((progress: JsonObject) => void) | undefined;
-  readonly relay: ServerRequestRelay | undefined;
+  /** The client's progress channel; a step may wrap it (the cache, to hear of progress). */
+  progress: ((progress: JsonObject) => void) | undefined;
+  /** The relay of server-to-client requests; a step may wrap it (as `progress`). */
+  relay: ServerRequestRelay | undefined;
   readonly trace: CallTrace;
   /** Set by `resolve`. */
   entry: CatalogEntry | undefined;

@@ -78,7 +78,7 @@ export function approvalsApi(
         try {
           const approval = await store.decideApproval(c.req.param('id'), {
             status,
-            by: `api:${principalOf(security)}${by === undefined ? '' : `/${by}`}`,
+            by: `api:${principalOf(c.req.raw, security)}${by === undefined ? '' : `/${by}`}`,
             ...(note === undefined ? {} : { note }),
           });
           return c.json(approval);

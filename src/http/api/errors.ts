@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { HintgateErrorCode } from '../../core/errors.js';
 import { HintgateError } from '../../core/errors.js';
 import type { HttpSecurity } from '../auth.js';
+import { requestPrincipal } from '../auth.js';
 
 /** The one table from hintgate error codes to HTTP statuses for `/api` routes. */
 export const HTTP_STATUS_FOR: Readonly<
@@ -41,7 +42,10 @@ export function badRequest(c: Context, message: string): Response {
   return c.json({ error: { code: 'INPUT_INVALID', message } }, 400);
 }
 
-/** Who made an `/api` request, for the records it leaves: the bearer, or nobody (no auth). */
-export function principalOf(security: HttpSecurity): string {
-  return security.token === undefined ? 'anonymous' : 'bearer';
+/**
+ * Who made an `/api` request, for the records it leaves: its token's principal, or
+ * `anonymous` (no auth).
+ */
+export function principalOf(request: Request, security: HttpSecurity): string {
+  return requestPrincipal(request, security) ?? 'anonymous';
 }

@@ -8,6 +8,7 @@ import { openTestStore } from '../../helpers/store.js';
 const SECURITY: HttpSecurity = {
   token: 'x'.repeat(20),
   allowedHosts: undefined,
+  tokens: {},
   allowedOrigins: [],
 };
 
@@ -50,6 +51,7 @@ describe('the /api routes of the call path', () => {
     const first = await queue();
     const approved = await app.request(`/api/approvals/${first.id}/approve`, {
       method: 'POST',
+      headers: { authorization: `Bearer ${String(SECURITY.token)}` },
       body: JSON.stringify({ note: 'ok', by: 'dana' }),
     });
     expect(approved.status).toBe(200);
@@ -62,7 +64,10 @@ describe('the /api routes of the call path', () => {
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ error: { code: 'CONFLICT' } });
     const second = await queue();
-    const denied = await app.request(`/api/approvals/${second.id}/deny`, { method: 'POST' });
+    const denied = await app.request(`/api/approvals/${second.id}/deny`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${String(SECURITY.token)}` },
+    });
     expect(await denied.json()).toMatchObject({ status: 'denied', decidedBy: 'api:bearer' });
     expect(
       (await app.request(`/api/approvals/${second.id}/deny`, { method: 'POST', body: '{oops' }))
