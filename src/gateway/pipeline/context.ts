@@ -86,6 +86,8 @@ export interface CallContext {
   decision: Decision | undefined;
   /** The call's timeout when config sets one for the tool, instead of forward's default. */
   timeoutMs: number | undefined;
+  /** When set (epoch ms), no attempt runs past it (`retry` keeps attempts in its budget). */
+  deadline: number | undefined;
 }
 
 /** What a front hands the pipeline for one call. */
@@ -113,6 +115,7 @@ export function createCallContext(input: CallInput, now: number): CallContext {
     target: undefined,
     decision: undefined,
     timeoutMs: undefined,
+    deadline: undefined,
   };
 }
 
