@@ -8,7 +8,7 @@ const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'e
 /**
  * The approval queue over HTTP, behind the front's checks (bearer token, Host, Origin):
  *
- * - `GET /api/approvals[?status=pending&limit=100]`: approvals, newest first;
+ * - `GET /api/approvals[?status=pending|…|all&limit=100]`: approvals, newest first;
  * - `GET /api/approvals/:id`: one approval;
  * - `POST /api/approvals/:id/approve` and `…/deny`, with an optional JSON body
  *   `{ "note": "…", "by": "alice" }`: decides a pending approval (recorded as decided by
@@ -22,10 +22,12 @@ export function approvalsApi(
 ): RouteMounter {
   return (app: Hono, security) => {
     app.get('/api/approvals', async (c) => {
-      const status = c.req.query('status');
+      // `all` (as the CLI takes it) is the same as no status.
+      const given = c.req.query('status');
+      const status = given === 'all' ? undefined : given;
       const limit = c.req.query('limit');
       if (status !== undefined && !STATUSES.includes(status as ApprovalStatus))
-        return badRequest(c, `status: expected one of ${STATUSES.join(', ')}`);
+        return badRequest(c, `status: expected all or one of ${STATUSES.join(', ')}`);
       if (limit !== undefined && !/^\d+$/.test(limit))
         return badRequest(c, 'limit: expected a whole number');
       try {

@@ -39,6 +39,10 @@ describe('the /api routes of the call path', () => {
     };
     expect(listed.approvals.map((approval) => approval.id)).toContain(pending.id);
     expect((await app.request('/api/approvals?status=maybe')).status).toBe(400);
+    const all = (await (await app.request('/api/approvals?status=all')).json()) as {
+      approvals: { id: string }[];
+    };
+    expect(all.approvals.map((approval) => approval.id)).toContain(pending.id);
     expect((await app.request('/api/approvals?limit=-1')).status).toBe(400);
     expect(await (await app.request(`/api/approvals/${pending.id}`)).json()).toMatchObject({
       id: pending.id,
