@@ -141,7 +141,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const handleCall = callPath(
     calls,
-    resolve(catalog, downReason, createCallScope(toolsets, catalog, META_TOOLS_BY_NAME)),
+    resolve(catalog, downReason, createCallScope(toolsets, catalog, META_TOOLS_BY_NAME), (name) =>
+      servers.notServing(name),
+    ),
     annotate(dynamic),
     forward(
       (server) => servers.get(server),

@@ -109,6 +109,21 @@ export class ServerSet {
     return connections.find((connection) => connection.status.state === 'up') ?? connections[0];
   }
 
+  /**
+   * The server a tool name points to by its prefix (`server_tool` or `server.tool`), when
+   * that server is configured but not up (it never came up, or is restarting): a call then
+   * learns the server is down, not that the tool is unknown.
+   */
+  notServing(name: string): string | undefined {
+    let found: string | undefined;
+    for (const server of this.servers.keys()) {
+      if (!name.startsWith(`${server}_`) && !name.startsWith(`${server}.`)) continue;
+      // The longest matching name wins (`git` and `git_hub`).
+      if (found === undefined || server.length > found.length) found = server;
+    }
+    return found !== undefined && this.get(found)?.status.state !== 'up' ? found : undefined;
+  }
+
   /** The replicas of a server that has several, for routing calls among them. */
   replicaGroup(name: string): ReplicaGroup | undefined {
     return this.groups.get(name);
