@@ -81,6 +81,13 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
           // Fewer, larger batches: the embedded store inserts 1,000 records in about twice
           // the time of 200, and it runs on the gateway's own thread.
           maxBatch: 1_000,
+          onUnavailable: (error, waiting, retryInMs) => {
+            // One line when the outage starts, and again when it has lasted a while.
+            if (retryInMs === 250 || retryInMs === 30_000)
+              options.log(
+                `audit: store unreachable, ${waiting} record(s) kept in memory, retrying in ${retryInMs} ms (${error instanceof Error ? error.message : String(error)})`,
+              );
+          },
           onError: (error, count) => {
             lost += count;
             // One line per burst of losses, not per record.
