@@ -42,8 +42,13 @@ const ruleFields = {
   cache: z.boolean().optional(),
   /** How long a cached result lives, instead of the read-only or idempotent default. */
   cacheTtlMs: z.number().int().positive().optional(),
-  /** Retry safe calls after transport failures and timeouts. */
+  /** Retry safe calls after transport failures. */
   retry: z.boolean().optional(),
+  /**
+   * Also retry after a timeout, when the tool is declared idempotent (by its server or an
+   * override, not inferred). A timeout is not a transport failure: the call may still run.
+   */
+  retryOnTimeout: z.boolean().optional(),
   /** Calls per minute, instead of the tool's `rateLimitHint`; `false` for no limit. */
   rateLimit: z.union([z.number().positive(), z.literal(false)]).optional(),
   /** The call timeout, instead of the tool's `estimatedDuration` and the server's `callMs`. */
@@ -61,6 +66,11 @@ export const policyRuleSchema = z.strictObject(ruleFields);
 
 const cacheSchema = z.strictObject({
   enabled: z.boolean().default(true),
+  /**
+   * Also cache tools whose read-only or idempotent hint hintgate only inferred (from names
+   * and descriptions) rather than the server declaring it or config setting it.
+   */
+  inferred: z.boolean().default(false),
   /** How long a read-only result is kept. */
   readOnlyTtlMs: z.number().int().positive().default(300_000),
   /** How long an idempotent (not read-only, not destructive) result is kept. */
@@ -91,6 +101,14 @@ const retrySchema = z.strictObject({
   maxDelayMs: z.number().int().positive().default(5_000),
   /** Each wait is this many times the one before (then jittered up to twice as long). */
   factor: z.number().min(1).max(10).default(2),
+  /** Retry after a timeout too (declared idempotent tools only); a rule's `retryOnTimeout` wins. */
+  onTimeout: z.boolean().default(false),
+  /**
+   * Every attempt and wait of one call within this many milliseconds from its start: the
+   * client gives up after its own request timeout (60 s in the MCP SDK and the Inspector),
+   * and an answer after that reaches no one.
+   */
+  totalMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(50_000),
 });
 
 const rateLimitSchema = z.strictObject({

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, createWriteStream, mkdirSync, openSync } from 'node:fs';
+import { redactCommandLine } from '../core/util/redact.js';
 import type { WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
@@ -149,10 +150,13 @@ export class ChildProcessTransport implements Transport {
 
   private spawnChild(): Promise<void> {
     const { command, args, cwd, logFile } = this.options;
-    mkdirSync(dirname(logFile), { recursive: true });
-    this.log = createWriteStream(logFile, { flags: 'a' });
+    // The log holds what the server prints: its owner's alone (0600, in a 0700 directory).
+    mkdirSync(dirname(logFile), { recursive: true, mode: 0o700 });
+    closeSync(openSync(logFile, 'a', 0o600));
+    chmodSync(logFile, 0o600);
+    this.log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
     this.log.on('error', () => undefined);
-    this.note(`starting: ${[command, ...args].join(' ')}`);
+    this.note(`starting: ${redactCommandLine([command, ...args])}`);
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {

@@ -59,6 +59,8 @@ export interface CallPolicy {
   readonly retry: CallMiddleware;
   readonly route: CallMiddleware;
   stats(): CallStats;
+  /** A server sent a client a message outside a call's own channels (a log message). */
+  noteServerMessage(server: string): void;
   /** Writes every audit record still waiting. */
   flush(): Promise<void>;
   /** Flushes and stops the audit writer. */
@@ -85,6 +87,13 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
           // Fewer, larger batches: the embedded store inserts 1,000 records in about twice
           // the time of 200, and it runs on the gateway's own thread.
           maxBatch: 1_000,
+          onUnavailable: (error, waiting, retryInMs) => {
+            // One line when the outage starts, and again when it has lasted a while.
+            if (retryInMs === 250 || retryInMs === 30_000)
+              options.log(
+                `audit: store unreachable, ${waiting} record(s) kept in memory, retrying in ${retryInMs} ms (${error instanceof Error ? error.message : String(error)})`,
+              );
+          },
           onError: (error, count) => {
             lost += count;
             // One line per burst of losses, not per record.
@@ -126,6 +135,7 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
     ),
     retry: on('retry', () => retry(settings, config.retry)),
     route: on('route', () => route(options.replicasOf)),
+    noteServerMessage: (server) => results.noteActivity(server),
     stats: () => ({
       cache: results.stats(),
       audit: { enabled: auditLog !== undefined, dropped: auditLog?.dropped ?? 0 },

@@ -126,6 +126,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     directory,
     hub,
     log: options.log ?? (() => undefined),
+    // Called only once servers run, after `calls` below exists.
+    onServerMessage: (server) => calls.noteServerMessage(server),
   });
   const downReason = (server: string): string => {
     const status = servers.get(server)?.status;
@@ -188,6 +190,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       catalog,
       downReason,
       guardedScope(createCallScope(toolsets, catalog, META_TOOLS_BY_NAME), access, toolsetOf),
+      (name) => servers.notServing(name),
     ),
     annotate(dynamic),
     forward(

@@ -27,6 +27,14 @@ interface Cached {
   readonly server: string;
   /** The server's generation when the call started; a later write makes it stale. */
   readonly generation: number;
+  /** When it was kept (epoch ms), for the age a hit reports. */
+  readonly storedAt: number;
+}
+
+/** A cached result, a fresh copy, and when it was kept. */
+export interface CacheHit {
+  readonly result: CallToolResult;
+  readonly storedAt: number;
 }
 
 /**
@@ -42,6 +50,7 @@ interface Cached {
 export class ResultCache {
   private readonly lru: LRUCache<string, Cached>;
   private readonly generations = new Map<string, number>();
+  private readonly activities = new Map<string, number>();
   private counts = { hits: 0, misses: 0, stores: 0, invalidations: 0 };
 
   constructor(options: ResultCacheOptions) {
@@ -53,12 +62,12 @@ export class ResultCache {
     });
   }
 
-  /** A fresh copy of the cached result for `key`, or undefined (a miss). */
-  get(key: string): CallToolResult | undefined {
+  /** A fresh copy of the cached result for `key` and when it was kept, or undefined (a miss). */
+  get(key: string): CacheHit | undefined {
     const cached = this.lru.get(key);
     if (cached !== undefined && cached.generation === this.generation(cached.server)) {
       this.counts.hits += 1;
-      return JSON.parse(cached.json) as CallToolResult;
+      return { result: JSON.parse(cached.json) as CallToolResult, storedAt: cached.storedAt };
     }
     if (cached !== undefined) this.lru.delete(key);
     this.counts.misses += 1;
@@ -79,13 +88,26 @@ export class ResultCache {
     if (generation !== this.generation(server)) return;
     const json = JSON.stringify(result);
     if (json.length + key.length > this.lru.maxEntrySize) return;
-    this.lru.set(key, { json, server, generation }, { ttl: ttlMs });
+    this.lru.set(key, { json, server, generation, storedAt: Date.now() }, { ttl: ttlMs });
     this.counts.stores += 1;
   }
 
   /** The server's current generation. */
   generation(server: string): number {
     return this.generations.get(server) ?? 0;
+  }
+
+  /**
+   * How many messages `server` has sent to clients so far (requests, progress, log
+   * messages): a call during which it changed is not kept, its result went with them.
+   */
+  activity(server: string): number {
+    return this.activities.get(server) ?? 0;
+  }
+
+  /** Counts a message `server` sent to a client. */
+  noteActivity(server: string): void {
+    this.activities.set(server, this.activity(server) + 1);
   }
 
   /** Makes every entry of `server` stale (a call that may have changed it). */

@@ -27,6 +27,8 @@ export interface ServerSetOptions {
   readonly pins?: PinGuard | undefined;
   /** One line per status change, for the gateway's stderr. */
   readonly log: (line: string) => void;
+  /** A server sent its clients a log message (the result cache must not keep what it saw). */
+  readonly onServerMessage?: (server: string) => void;
 }
 
 /**
@@ -92,6 +94,7 @@ export class ServerSet {
         listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
         resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
         log: (_connection, params) => {
+          options.onServerMessage?.(server);
           const logger =
             typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
           options.hub.log({ ...params, logger });
@@ -108,6 +111,21 @@ export class ServerSet {
     const connections = this.servers.get(name);
     if (connections === undefined || connections.length === 1) return connections?.[0];
     return connections.find((connection) => connection.status.state === 'up') ?? connections[0];
+  }
+
+  /**
+   * The server a tool name points to by its prefix (`server_tool` or `server.tool`), when
+   * that server is configured but not up (it never came up, or is restarting): a call then
+   * learns the server is down, not that the tool is unknown.
+   */
+  notServing(name: string): string | undefined {
+    let found: string | undefined;
+    for (const server of this.servers.keys()) {
+      if (!name.startsWith(`${server}_`) && !name.startsWith(`${server}.`)) continue;
+      // The longest matching name wins (`git` and `git_hub`).
+      if (found === undefined || server.length > found.length) found = server;
+    }
+    return found !== undefined && this.get(found)?.status.state !== 'up' ? found : undefined;
   }
 
   /** The replicas of a server that has several, for routing calls among them. */

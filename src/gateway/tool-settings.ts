@@ -15,6 +15,8 @@ export interface ToolSettings {
   /** Replaces the read-only or idempotent TTL when set. */
   readonly cacheTtlMs: number | undefined;
   readonly retry: boolean;
+  /** Retry after a timeout too (declared idempotent tools only). */
+  readonly retryOnTimeout: boolean;
   /** Calls per minute replacing the tool's `rateLimitHint`; `false` for none; unset: the hint. */
   readonly rateLimit: number | false | undefined;
   /** Replaces the call timeout when set. */
@@ -87,6 +89,7 @@ export class ToolSettingsTable {
       cache: global.cache.enabled && (pick('cache') ?? true),
       cacheTtlMs: pick('cacheTtlMs'),
       retry: global.retry.enabled && (pick('retry') ?? true),
+      retryOnTimeout: pick('retryOnTimeout') ?? global.retry.onTimeout,
       rateLimit: global.rateLimit.enabled ? pick('rateLimit') : false,
       timeoutMs: pick('timeoutMs'),
       restrictedArguments: pick('restrictedArguments') ?? global.audit.restrictedArguments,

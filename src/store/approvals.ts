@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import { HintgateError } from '../core/errors.js';
 import type { Sql } from './sql.js';
-import { isoTime, jsonParam, optionalIsoTime, present } from './sql.js';
+import { isoTime, jsonParam, optionalIsoTime, pgJson, pgText, present } from './sql.js';
 import type {
   Approval,
   ApprovalDecision,
@@ -110,14 +110,14 @@ export async function insertApproval(sql: Sql, input: ApprovalInput): Promise<Ap
     [
       id,
       input.timeoutMs,
-      input.sessionId ?? null,
-      input.client ?? null,
-      input.server,
-      input.tool,
+      pgText(input.sessionId ?? null),
+      pgText(input.client ?? null),
+      pgText(input.server),
+      pgText(input.tool),
       jsonParam(input.arguments),
-      JSON.stringify(input.annotations ?? {}),
-      input.reason,
-      input.requestedBy ?? null,
+      pgJson(input.annotations ?? {}),
+      pgText(input.reason),
+      input.requestedBy === undefined ? null : pgText(input.requestedBy),
     ],
   );
   if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
@@ -162,7 +162,7 @@ export async function decide(
     `UPDATE approvals SET status = $2, decided_by = $3, decided_at = now(), note = $4
      WHERE id = $1 AND status = 'pending' AND expires_at > now()
      RETURNING ${COLUMNS}`,
-    [id, decision.status, decision.by, decision.note ?? null],
+    [id, decision.status, pgText(decision.by), pgText(decision.note ?? null)],
   );
   if (row !== undefined) return { kind: 'decided', approval: toApproval(row) };
   await expireOverdue(sql, id);

@@ -1,3 +1,4 @@
+import { HintgateError } from '../core/errors.js';
 import type { Store } from './store.js';
 import type { AuditRecordInput } from './types.js';
 
@@ -11,6 +12,15 @@ export interface AuditWriterOptions {
   readonly maxQueue?: number;
   /** Told when a batch could not be written (it is dropped) or records were dropped. */
   readonly onError?: (error: unknown, lost: number) => void;
+  /**
+   * Told when the store cannot be reached: the records are kept (up to `maxQueue`) and
+   * written again after `retryInMs` (doubling from `retryMinMs` up to `retryMaxMs`).
+   */
+  readonly onUnavailable?: (error: unknown, waiting: number, retryInMs: number) => void;
+  /** The first wait after the store was found unreachable (default 250 ms). */
+  readonly retryMinMs?: number;
+  /** The longest wait between attempts to reach it (default 30 s). */
+  readonly retryMaxMs?: number;
 }
 
 /** Takes audit records without waiting and writes them to the store in batches. */
@@ -27,18 +37,30 @@ export interface AuditWriter {
 
 /**
  * An audit writer for the call path: `write` only queues, so a call never waits for the
- * store; a timer (or a full batch) appends what is queued in one `appendAudit`. Bounded: when
- * the store cannot keep up, records are dropped and counted rather than held without limit.
+ * store; a timer (or a full batch) appends what is queued in one `appendAudit`. A store that
+ * cannot be reached (`STORE_UNAVAILABLE`: a lost connection, a failover) keeps the records
+ * in memory and is tried again with exponential backoff until it answers. Bounded: beyond
+ * `maxQueue` waiting records new ones are dropped and counted rather than held without limit.
  */
 export function createAuditWriter(
   store: Pick<Store, 'appendAudit'>,
-  { maxBatch = 200, flushIntervalMs = 250, maxQueue = 10_000, onError }: AuditWriterOptions = {},
+  {
+    maxBatch = 200,
+    flushIntervalMs = 250,
+    maxQueue = 10_000,
+    onError,
+    onUnavailable,
+    retryMinMs = 250,
+    retryMaxMs = 30_000,
+  }: AuditWriterOptions = {},
 ): AuditWriter {
   let queue: AuditRecordInput[] = [];
   let dropped = 0;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
+  /** The wait before the next attempt while the store is unreachable; 0 while it answers. */
+  let backoffMs = 0;
 
   const drain = async (): Promise<void> => {
     while (queue.length > 0) {
@@ -46,11 +68,25 @@ export function createAuditWriter(
       queue = queue.slice(batch.length);
       try {
         await store.appendAudit(batch);
+        backoffMs = 0;
       } catch (error) {
+        if (!closed && isUnreachable(error)) {
+          // Kept, oldest first, and tried again later.
+          queue = batch.concat(queue);
+          backoffMs = backoffMs === 0 ? retryMinMs : Math.min(retryMaxMs, backoffMs * 2);
+          onUnavailable?.(error, queue.length, backoffMs);
+          retryLater(backoffMs);
+          return;
+        }
         dropped += batch.length;
         onError?.(error, batch.length);
       }
     }
+  };
+  const retryLater = (ms: number): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => void flush(), ms);
+    timer.unref();
   };
   const flush = (): Promise<void> => {
     if (timer !== undefined) {
@@ -62,6 +98,8 @@ export function createAuditWriter(
     return writing;
   };
   const schedule = (): void => {
+    // While the store is unreachable, the retry timer writes everything in one go.
+    if (backoffMs > 0) return;
     if (queue.length >= maxBatch) {
       void flush();
     } else if (timer === undefined) {
@@ -84,9 +122,14 @@ export function createAuditWriter(
     async close() {
       closed = true;
       await flush();
+      if (timer !== undefined) clearTimeout(timer);
     },
     get dropped() {
       return dropped;
     },
   };
+}
+
+function isUnreachable(error: unknown): boolean {
+  return error instanceof HintgateError && error.code === 'STORE_UNAVAILABLE';
 }

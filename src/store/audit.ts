@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import type { Sql } from './sql.js';
-import { isoTime, present } from './sql.js';
+import { isoTime, pgJson, present } from './sql.js';
 import type { AuditQuery, AuditRecord, AuditRecordInput } from './types.js';
 import type { InputIssue } from './validate.js';
 import { joinPath } from './validate.js';
@@ -93,6 +93,36 @@ export function checkAuditRecords(records: readonly AuditRecordInput[]): InputIs
   return issues;
 }
 
+/** Half of a surrogate pair with no other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * What is kept of a record the database refused: who, what, when and how it ended, every
+ * text made plain (well-formed, no NUL), without its arguments, annotations or sources, and
+ * the reason in `error`.
+ */
+export function degradedRecord(record: AuditRecordInput, reason: string): AuditRecordInput {
+  const plain = (text: string | undefined): string | undefined =>
+    text === undefined
+      ? undefined
+      : text.replace(LONE_SURROGATE, '\ufffd').replaceAll('\u0000', '\\u0000');
+  const kept = (key: keyof AuditRecordInput): string | undefined => {
+    const value = record[key];
+    return typeof value === 'string' ? plain(value) : undefined;
+  };
+  return {
+    ...(record.time === undefined ? {} : { time: record.time }),
+    tool: plain(record.tool) ?? 'unknown',
+    decision: plain(record.decision) ?? 'unknown',
+    outcome: plain(record.outcome) ?? 'unknown',
+    ...present('sessionId', kept('sessionId')),
+    ...present('client', kept('client')),
+    ...present('namespacedName', kept('namespacedName')),
+    ...present('server', kept('server')),
+    error: plain(`audit record stored without its details: ${reason}`)!.slice(0, 2000),
+  };
+}
+
 /** Appends records in one statement, in order. */
 export async function insertAuditRecords(
   sql: Sql,
@@ -128,7 +158,7 @@ export async function insertAuditRecords(
        r.server, r.replica, r.annotations, r.sources, r.dynamic, r.decision, r.approver,
        r.duration_ms, r.outcome, r.error, r.retries, r.cache_hit, r.arguments, r.principal
      FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})`,
-    [JSON.stringify(rows)],
+    [pgJson(rows)],
   );
 }
 

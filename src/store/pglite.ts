@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as PGliteModule from '@electric-sql/pglite';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
@@ -85,7 +85,9 @@ export async function loadPGlite(): Promise<typeof PGliteModule.PGlite> {
 export async function openPgliteStore(options: PgliteStoreOptions): Promise<Store> {
   const dataDir = resolve(options.dataDir);
   try {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // The store, the lock and the server logs are its owner's alone.
+    chmodSync(dataDir, 0o700);
   } catch (error) {
     throw new HintgateError(
       'STORE_UNAVAILABLE',
@@ -104,6 +106,10 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     ]);
     const driver = pgliteDriver(db, dataDir, lock);
     await migrate(driver);
+    // PGlite creates its files 0666 and directories 0777 whatever the umask (and a worker
+    // thread cannot set one): made the owner's alone once it has written them. Files it
+    // creates later are unreachable to others through the 0700 directories.
+    restrictTree(join(dataDir, PGLITE_DATABASE_DIR));
     const runner = new StoreRunner(driver, options.onWarning);
     return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
   } catch (error) {
@@ -116,5 +122,18 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
       { location: dataDir },
       { cause: error },
     );
+  }
+}
+
+/** Directories 0700 and files 0600 under `root` (walked without recursion; links left alone). */
+export function restrictTree(root: string): void {
+  const stack = [root];
+  for (let path = stack.pop(); path !== undefined; path = stack.pop()) {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) continue;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o777) !== 0o700) chmodSync(path, 0o700);
+      for (const name of readdirSync(path)) stack.push(join(path, name));
+    } else if ((stat.mode & 0o777) !== 0o600) chmodSync(path, 0o600);
   }
 }

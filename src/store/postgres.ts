@@ -48,6 +48,12 @@ export function postgresDriver(pool: Pool, location: string, channel: string): S
     async transaction(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out connection that breaks (the server terminated it, 57P01) emits
+      // 'error' on itself, not on the pool: unheard, it would end the process.
+      const onError = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(sqlOf(client));
@@ -61,6 +67,7 @@ export function postgresDriver(pool: Pool, location: string, channel: string): S
         throw error;
       } finally {
         // A connection that failed is dropped from the pool rather than reused.
+        client.off('error', onError);
         client.release(broken);
       }
     },

@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import type { DynamicRule } from '../core/dynamic/rules.js';
-import { HintgateError } from '../core/errors.js';
+import { HintgateError, errorMessage } from '../core/errors.js';
 import type { ToolNote } from '../core/notes/notes.js';
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
@@ -317,10 +317,38 @@ export class SqlStore implements Store {
     return decided;
   }
 
+  /**
+   * Appends records in one statement. When the batch is refused for what is in it (not for a
+   * lost database), each record is written on its own, and one still refused is written in a
+   * degraded form ({@link audit.degradedRecord}): one bad record never costs the others.
+   */
   async appendAudit(records: readonly AuditRecordInput[]): Promise<void> {
     check.assertValid('audit records', audit.checkAuditRecords(records));
-    if (records.length > 0)
+    if (records.length === 0) return;
+    try {
       await this.runner.write((sql) => audit.insertAuditRecords(sql, records));
+    } catch (error) {
+      if (isUnavailable(error)) throw error;
+      await this.appendOneByOne(records);
+    }
+  }
+
+  private async appendOneByOne(records: readonly AuditRecordInput[]): Promise<void> {
+    let failure: Error | undefined;
+    for (const record of records) {
+      try {
+        await this.runner.write((sql) => audit.insertAuditRecords(sql, [record]));
+      } catch (error) {
+        if (isUnavailable(error)) throw error;
+        try {
+          const degraded = audit.degradedRecord(record, errorMessage(error));
+          await this.runner.write((sql) => audit.insertAuditRecords(sql, [degraded]));
+        } catch (last) {
+          failure = last instanceof Error ? last : new Error(String(last));
+        }
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 
   async queryAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
@@ -381,4 +409,9 @@ export class SqlStore implements Store {
 async function touched(sql: Sql, id: number, name: string, emit: Emit): Promise<void> {
   await toolsets.bumpToolset(sql, id);
   emit({ kind: 'toolset', name });
+}
+
+/** True for a store that cannot be reached (as opposed to a statement it refused). */
+function isUnavailable(error: unknown): boolean {
+  return error instanceof HintgateError && error.code === 'STORE_UNAVAILABLE';
 }

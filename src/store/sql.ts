@@ -103,7 +103,35 @@ export function optionalIsoTime(value: unknown): string | undefined {
 
 /** A JSON value for a `$n::jsonb` parameter (both drivers receive it as text). */
 export function jsonParam(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
+  return value === undefined ? null : pgJson(value);
+}
+
+/**
+ * Escapes of what PostgreSQL's text and jsonb refuse (`\u0000`, and a lone surrogate, which
+ * `JSON.stringify` writes as an escape), not preceded by an escaping backslash.
+ */
+const REFUSED_ESCAPES = /(\\+)u(0000|d[89a-f][0-9a-f]{2})/gi;
+
+/**
+ * `value` as JSON text PostgreSQL accepts as jsonb: a NUL character, or half of a surrogate
+ * pair, inside a string or key is kept as the visible six characters of its escape (`\u0000`
+ * becomes the text `\u0000`): escaped, not lost, and not refused with the rest of a batch.
+ */
+export function pgJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (!json.includes('\\u')) return json;
+  return json.replace(REFUSED_ESCAPES, (match, slashes: string, code: string) =>
+    slashes.length % 2 === 1 ? `${slashes}\\u${code}` : match,
+  );
+}
+
+/** A string for a text parameter: a NUL (refused by PostgreSQL) kept as the text `\u0000`. */
+export function pgText<T extends string | null | undefined>(value: T): T {
+  return (
+    typeof value === 'string' && value.includes('\u0000')
+      ? value.replaceAll('\u0000', '\\u0000')
+      : value
+  ) as T;
 }
 
 /** `{ key: value }` when `value` is set, `{}` otherwise: for optional fields of results. */

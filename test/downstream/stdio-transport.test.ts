@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChildProcessTransport } from '../../src/downstream/stdio-transport.js';
 import type { RpcMessage } from '../../src/mcp/json-rpc.js';
@@ -46,6 +46,25 @@ describe('ChildProcessTransport', () => {
     const log = readFileSync(logFile, 'utf8');
     expect(log).toContain('diagnostics here');
     expect(log).toMatch(/\[hintgate [^\]]+\] starting: /);
+  });
+
+  it("writes its log 0600, with the command line's secrets masked", async () => {
+    const logFile = join(scratchDir(), 'logs', 'secret.log');
+    const transport = new ChildProcessTransport({
+      server: 'fixture',
+      command: process.execPath,
+      args: ['-e', ECHO_LINES, '--', '--password=hunter2', '--token', 'tok-123'],
+      logFile,
+      baseEnv: process.env,
+    });
+    await transport.start();
+    await transport.close();
+    expect(statSync(logFile).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(logFile)).mode & 0o777).toBe(0o700);
+    const log = readFileSync(logFile, 'utf8');
+    expect(log).toContain('--password=[redacted] --token [redacted]');
+    expect(log).not.toContain('hunter2');
+    expect(log).not.toContain('tok-123');
   });
 
   it('logs and marks non-JSON-RPC stdout lines, turns a broken answer into an error for its id, and keeps going', async () => {

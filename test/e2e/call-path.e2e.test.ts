@@ -27,10 +27,13 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
       },
       {
         policy: {
-          retry: { maxAttempts: 6, initialDelayMs: 50, maxDelayMs: 400 },
+          retry: { maxAttempts: 6, initialDelayMs: 50, maxDelayMs: 400, totalMs: 4_000 },
           rateLimit: { maxWaitMs: 0 },
           timeouts: { estimateFactor: 10, minMs: 100 },
-          tools: { 'counter.add_entry': { deny: true, message: 'Appending is off today.' } },
+          tools: {
+            'counter.add_entry': { deny: true, message: 'Appending is off today.' },
+            'counter.flaky_lookup': { retryOnTimeout: true },
+          },
         },
       },
     );
@@ -39,16 +42,25 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
   });
   afterAll(() => client?.close());
 
-  it('retries a read-only call that timed out, and it succeeds', async () => {
-    const result = await callTool(client, 'counter_flaky_read', {
-      key: 'hang',
+  it('never retries a read-only call that timed out: the server may still be running it', async () => {
+    await expect(
+      callTool(client, 'counter_flaky_read', { key: 'hang', failures: 1, mode: 'hang' }),
+    ).rejects.toMatchObject({ code: -32001 });
+    expect(
+      callsIn(dir, 'counter', 'flaky_read').filter((c) => c.args['key'] === 'hang'),
+    ).toHaveLength(1);
+  });
+
+  it('retries a timed-out call of a tool declared idempotent when config says so', async () => {
+    const result = await callTool(client, 'counter_flaky_lookup', {
+      key: 'hang-lookup',
       failures: 1,
       mode: 'hang',
     });
     expect(result['isError']).toBeUndefined();
     expect(JSON.parse(textOf(result))).toMatchObject({ attempts: 2 });
     expect(
-      callsIn(dir, 'counter', 'flaky_read').filter((c) => c.args['key'] === 'hang'),
+      callsIn(dir, 'counter', 'flaky_lookup').filter((c) => c.args['key'] === 'hang-lookup'),
     ).toHaveLength(2);
   });
 
@@ -95,8 +107,11 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
   it('answers repeated reads from the cache until a write to the server', async () => {
     const reads = () => callsIn(dir, 'counter', 'read_value').filter((c) => c.args['key'] === 'c');
     const first = await callTool(client, 'counter_read_value', { key: 'c' });
-    for (let i = 0; i < 4; i++)
-      expect(await callTool(client, 'counter_read_value', { key: 'c' })).toEqual(first);
+    for (let i = 0; i < 4; i++) {
+      const hit = await callTool(client, 'counter_read_value', { key: 'c' });
+      expect(hit['content']).toEqual(first['content']);
+      expect(hit['_meta']).toMatchObject({ 'dev.hintgate/cache': { hit: true } });
+    }
     expect(reads()).toHaveLength(1);
     await callTool(client, 'counter_write_value', { key: 'c', value: 'new' });
     const after = await callTool(client, 'counter_read_value', { key: 'c' });
@@ -130,5 +145,18 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
     expect((await rawListTools(client)).some((tool) => tool['name'] === 'counter_add_entry')).toBe(
       true,
     );
+  });
+
+  it('keeps all attempts within the retry budget (the client timeout) against a slow server', async () => {
+    // Every attempt hangs: 600 ms timeouts and waits of at least 50, 100, 200, 400 and 400 ms:
+    // six attempts would take 4,750 ms, over the budget of 4,000.
+    const started = Date.now();
+    await expect(
+      callTool(client, 'counter_flaky_lookup', { key: 'budget', failures: 99, mode: 'hang' }),
+    ).rejects.toMatchObject({ code: -32001 });
+    const calls = callsIn(dir, 'counter', 'flaky_lookup').filter((c) => c.args['key'] === 'budget');
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.length).toBeLessThan(6);
+    expect(Date.now() - started).toBeLessThan(4_000 + 500);
   });
 });

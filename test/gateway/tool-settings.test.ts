@@ -18,6 +18,7 @@ describe('ToolSettingsTable', () => {
       cache: true,
       cacheTtlMs: undefined,
       retry: true,
+      retryOnTimeout: false,
       rateLimit: undefined,
       timeoutMs: undefined,
       restrictedArguments: 'omit',

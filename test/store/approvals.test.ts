@@ -20,6 +20,23 @@ describe.each(STORE_KINDS)('%s store: approvals', (kind) => {
   beforeAll(shared.setup);
   afterAll(shared.teardown);
 
+  it('queues a call with NUL in its arguments, kept escaped', async () => {
+    const store = shared.store();
+    const approval = await store.createApproval({
+      ...CALL,
+      arguments: { text: 'evil\u0000', path: '\udfff' },
+      reason: 'why\u0000',
+    });
+    expect(approval.arguments).toEqual({ text: 'evil\\u0000', path: '\\udfff' });
+    expect(approval.reason).toBe('why\\u0000');
+    const decided = await store.decideApproval(approval.id, {
+      status: 'approved',
+      by: 'alice',
+      note: 'n\u0000',
+    });
+    expect(decided.note).toBe('n\\u0000');
+  });
+
   it('queues a call as pending with its details and expiry', async () => {
     const store = shared.store();
     const approval = await store.createApproval(CALL);

@@ -19,6 +19,47 @@ describe.each(STORE_KINDS)('%s store: audit log', (kind) => {
   beforeAll(shared.setup);
   afterAll(shared.teardown);
 
+  it('keeps text PostgreSQL refuses (NUL, half a surrogate pair) escaped, with the rest of its batch', async () => {
+    const store = shared.store();
+    const server = uniqueName('nul');
+    await store.appendAudit([
+      record({ server, tool: 'before' }),
+      record({
+        server,
+        tool: 'evil\u0000',
+        error: 'bad\u0000text',
+        arguments: { text: 'evil\u0000', 'key\u0000': '\ud800 alone', plain: 'C:\\u0000' },
+      }),
+      record({ server, tool: 'after' }),
+    ]);
+    const stored = await store.queryAudit({ server });
+    expect(stored.map((r) => r.tool).sort()).toEqual(['after', 'before', 'evil\\u0000']);
+    const evil = stored.find((r) => r.tool.startsWith('evil'));
+    expect(evil?.error).toBe('bad\\u0000text');
+    expect(evil?.arguments).toEqual({
+      text: 'evil\\u0000',
+      'key\\u0000': '\\ud800 alone',
+      // A backslash the client sent stays one backslash.
+      plain: 'C:\\u0000',
+    });
+  });
+
+  it('writes the rest of a batch when one record is refused, that one in a degraded form', async () => {
+    const store = shared.store();
+    const server = uniqueName('bad');
+    // A BigInt cannot be written as JSON at all.
+    await store.appendAudit([
+      record({ server, tool: 'first' }),
+      record({ server, tool: 'broken', arguments: { n: 10n } }),
+      record({ server, tool: 'last' }),
+    ]);
+    const stored = await store.queryAudit({ server });
+    expect(stored.map((r) => r.tool).sort()).toEqual(['broken', 'first', 'last']);
+    const broken = stored.find((r) => r.tool === 'broken');
+    expect(broken?.arguments).toBeUndefined();
+    expect(broken?.error).toMatch(/^audit record stored without its details: .*BigInt/);
+  });
+
   it('appends a batch and reads every field back', async () => {
     const store = shared.store();
     const server = uniqueName('srv');

@@ -72,3 +72,57 @@ function redact(value: unknown, depth: number): unknown {
   }
   return copy ?? value;
 }
+
+/** Values that look like credentials wherever they appear: bearer tokens and URL passwords. */
+const SECRET_VALUES: readonly [RegExp, string][] = [
+  [/\b(Bearer\s+)\S+/gi, `$1${REDACTED}`],
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, `$1${REDACTED}@`],
+  // Well-known token shapes: GitHub, Slack, OpenAI/Anthropic-style keys, AWS access keys.
+  [
+    /\b(gh[pousr]_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16})\b/g,
+    REDACTED,
+  ],
+];
+
+/**
+ * A command line (its words) with secrets masked, for logs: the value of an option whose
+ * name looks secret (`--password=…`, `--api-key …`, `-p`'s value is not guessed), a
+ * `NAME=value` word with a secret-looking name, bearer tokens, passwords inside URLs and
+ * well-known token shapes.
+ *
+ * @example redactCommandLine(['db', '--password=hunter2']) // 'db --password=[redacted]'
+ */
+export function redactCommandLine(words: readonly string[]): string {
+  const out: string[] = [];
+  let hideNext = false;
+  for (const word of words) {
+    if (hideNext) {
+      out.push(REDACTED);
+      hideNext = false;
+      continue;
+    }
+    const option = /^(--?[A-Za-z0-9][\w-]*)(=)?/.exec(word);
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word);
+    if (option !== null && isSecretKey(option[1]!.replace(/^-+/, ''))) {
+      if (option[2] === '=') out.push(`${option[0]}${REDACTED}`);
+      else {
+        out.push(word);
+        hideNext = true;
+      }
+      continue;
+    }
+    if (assignment !== null && isSecretKey(assignment[1]!)) {
+      out.push(`${assignment[0]}${REDACTED}`);
+      continue;
+    }
+    out.push(redactSecretText(word));
+  }
+  return out.join(' ');
+}
+
+/** `text` with bearer tokens, URL passwords and well-known token shapes masked. */
+export function redactSecretText(text: string): string {
+  let result = text;
+  for (const [pattern, replacement] of SECRET_VALUES) result = result.replace(pattern, replacement);
+  return result;
+}

@@ -22,6 +22,8 @@ export function annotate(
     }
     const found = await resolver.resolve(entry, ctx.params['arguments'], ctx.signal);
     ctx.annotations = found.annotations;
+    ctx.trace.dynamic =
+      found.fallback !== undefined ? 'fallback' : (found.resolution?.origin ?? 'none');
     const refused = found.resolution?.adjustments.filter(
       (item) => item.action === 'uncorroborated',
     );

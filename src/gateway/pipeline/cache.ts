@@ -1,25 +1,43 @@
+import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import { effectiveHint } from '../../core/annotations/safety.js';
+import type { HintField } from '../../core/annotations/types.js';
 import { canonicalJson } from '../../core/util/canonical-json.js';
+import type { SessionInfo } from '../../front/session.js';
+import type { JsonObject } from '../../mcp/json-rpc.js';
 import { isJsonObject } from '../../mcp/json-rpc.js';
 import type { ResultCache } from '../result-cache.js';
 import type { ToolSettingsTable } from '../tool-settings.js';
 import type { CallMiddleware } from './compose.js';
-import type { CallToolResult } from './context.js';
+import type { CallContext, CallToolResult } from './context.js';
 import { requireAnnotations, requireEntry } from './context.js';
 
-/** How long results live by default. */
+/** How long results live by default, and which calls may be kept. */
 export interface CacheTtls {
   readonly readOnlyTtlMs: number;
   readonly idempotentTtlMs: number;
+  /**
+   * Keep results of tools whose read-only (or idempotent) hint is only inferred by hintgate
+   * (or a default), not declared by the server or set by config. Off unless configured.
+   */
+  readonly inferred?: boolean;
 }
+
+/** The `_meta` key of a result served from the cache: `{ hit: true, ageMs, storedAt }`. */
+export const CACHE_META_KEY = 'dev.hintgate/cache';
 
 /**
  * Serves repeated calls from the cache and keeps what may be reused: results of read-only
  * calls (for `readOnlyTtlMs`, default 5 minutes) and of idempotent, non-destructive ones
- * (`idempotentTtlMs`, default 30 s), keyed by tool and canonical arguments; never a
- * destructive or unannotated call's, never an `isError` or `input_required` result, never a
- * round of a multi-round call. A hit never calls `next`. Any call that is not read-only
- * and reaches the server makes that server's cached results stale, before and after it runs.
+ * (`idempotentTtlMs`, default 30 s), keyed by the caller (principal, else the connection),
+ * what the protocol lets the server see of the client (era, version, capabilities, `_meta`),
+ * the tool and the canonical arguments. Never kept: a destructive or unannotated call's
+ * result, one whose hints are only inferred (unless `ttls.inferred`), an `isError` or
+ * `input_required` result, a round of a multi-round call, and any call during which the
+ * server sent the client something (a request such as elicitation or sampling, progress, a
+ * log message): its result went with an exchange a hit could not repeat. A hit never calls
+ * `next` and says so in `_meta["dev.hintgate/cache"]` with its age. Any call that is not
+ * read-only and reaches the server makes that server's cached results stale, before and
+ * after it runs.
  */
 export function cache(
   results: ResultCache,
@@ -40,24 +58,131 @@ export function cache(
     const cacheable =
       reusable &&
       settings.cache &&
+      (ttls.inferred === true || !onlyInferred(ctx, requireAnnotations(ctx), readOnly)) &&
       ctx.params['requestState'] === undefined &&
       ctx.params['inputResponses'] === undefined;
     if (!cacheable) return readOnly ? next() : writeThrough(results, server, next);
 
-    const key = `${entry.namespacedName}\u0000${argumentsKey(ctx.params['arguments'])}`;
+    const key =
+      `${callerKey(ctx.session)}\u0000${metaKey(ctx.params['_meta'])}\u0000` +
+      `${entry.namespacedName}\u0000${argumentsKey(ctx.params['arguments'])}`;
     const hit = results.get(key);
     if (hit !== undefined) {
       ctx.trace.cacheHit = true;
       ctx.trace.stoppedBy = 'cache';
       ctx.trace.outcome = 'ok';
-      return Promise.resolve(hit);
+      return Promise.resolve(markHit(hit.result, hit.storedAt));
     }
     ctx.trace.cacheHit = false;
     const ttl = settings.cacheTtlMs ?? (readOnly ? ttls.readOnlyTtlMs : ttls.idempotentTtlMs);
-    if (!readOnly) return idempotentWrite(results, key, server, ttl, next);
+    watchExchanges(ctx, results, server);
+    const activity = results.activity(server);
+    if (!readOnly) return idempotentWrite(results, key, server, ttl, activity, next);
     const generation = results.generation(server);
-    return next().then((result) => keep(results, key, server, generation, result, ttl));
+    return next().then((result) =>
+      results.activity(server) === activity
+        ? keep(results, key, server, generation, result, ttl)
+        : result,
+    );
   };
+}
+
+/** Sources that are hintgate's guesses or the protocol's defaults, not anyone's statement. */
+const GUESSED = new Set(['inferred', 'spec-default']);
+
+/**
+ * True when what makes the call reusable rests on a guess: its read-only hint (or, for an
+ * idempotent call, its idempotent and destructive hints) inferred or defaulted, or refined
+ * for this call by a classifier or the worst-case fallback rather than the server or a rule.
+ */
+function onlyInferred(
+  ctx: CallContext,
+  effective: EffectiveAnnotations,
+  readOnly: boolean,
+): boolean {
+  const fields: readonly HintField[] = readOnly
+    ? ['readOnlyHint']
+    : ['idempotentHint', 'destructiveHint'];
+  return fields.some((field) => {
+    const source = effective.provenance[field]?.source;
+    if (source === undefined || GUESSED.has(source)) return true;
+    if (source !== 'dynamic') return false;
+    const resolver = ctx.trace.dynamic;
+    return resolver !== 'server' && resolver !== 'rule';
+  });
+}
+
+/**
+ * Wraps the call's progress, log and request channels so that the cache hears of anything the
+ * server sends the client while the call runs (a log message that belongs to no call is
+ * counted by the gateway through {@link ResultCache.noteActivity}).
+ */
+function watchExchanges(ctx: CallContext, results: ResultCache, server: string): void {
+  const { progress, relay, log } = ctx;
+  if (log !== undefined)
+    ctx.log = (params) => {
+      results.noteActivity(server);
+      log(params);
+    };
+  if (progress !== undefined)
+    ctx.progress = (params) => {
+      results.noteActivity(server);
+      progress(params);
+    };
+  if (relay !== undefined)
+    ctx.relay = (request, signal) => {
+      results.noteActivity(server);
+      return relay(request, signal);
+    };
+}
+
+/** A cached result as served: `_meta` says it came from the cache, and how old it is. */
+function markHit(result: CallToolResult, storedAt: number): CallToolResult {
+  const meta = isJsonObject(result['_meta']) ? result['_meta'] : {};
+  const ageMs = Math.max(0, Date.now() - storedAt);
+  return {
+    ...result,
+    _meta: {
+      ...meta,
+      [CACHE_META_KEY]: { hit: true, ageMs, storedAt: new Date(storedAt).toISOString() },
+    },
+  };
+}
+
+/** Per session object, its part of the key (a 2025 connection keeps one object). */
+const callerKeys = new WeakMap<SessionInfo, string>();
+
+/**
+ * Who calls, and what the protocol shows the server of them: the principal (a bearer
+ * token's identity), else the connection (stdio, a 2025 HTTP session), plus the era,
+ * protocol version, client name and capabilities. Results are never shared across these.
+ */
+export function callerKey(session: SessionInfo): string {
+  let key = callerKeys.get(session);
+  if (key === undefined) {
+    const who =
+      session.principal === undefined
+        ? `c:${session.front}:${session.id}`
+        : `p:${session.front}:${session.principal}`;
+    key =
+      `${who}\u0000${session.era ?? ''}\u0000${session.protocolVersion ?? ''}\u0000` +
+      `${canonicalJson(session.clientInfo ?? null)}\u0000` +
+      canonicalJson(session.clientCapabilities ?? null);
+    callerKeys.set(session, key);
+  }
+  return key;
+}
+
+/** The call's `_meta` without its progress token (a new one each call), as canonical JSON. */
+function metaKey(meta: unknown): string {
+  if (!isJsonObject(meta)) return '';
+  let rest: JsonObject | undefined;
+  for (const key in meta) {
+    if (key === 'progressToken') continue;
+    rest ??= {};
+    rest[key] = meta[key];
+  }
+  return rest === undefined ? '' : canonicalJson(rest);
 }
 
 /**
@@ -83,6 +208,7 @@ async function idempotentWrite(
   key: string,
   server: string,
   ttlMs: number,
+  activity: number,
   next: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   results.invalidate(server);
@@ -92,6 +218,7 @@ async function idempotentWrite(
   } finally {
     results.invalidate(server);
   }
+  if (results.activity(server) !== activity) return result;
   return keep(results, key, server, results.generation(server), result, ttlMs);
 }
 

@@ -1,5 +1,6 @@
 import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import { HintgateError } from '../../core/errors.js';
+import type { DynamicOrigin } from '../../core/dynamic/resolve.js';
 import type { Decision } from '../../core/policy/decide.js';
 import type { DownstreamCallOptions } from '../../downstream/downstream.js';
 import type { ServerRequestRelay } from '../../mcp/relay.js';
@@ -53,6 +54,11 @@ export interface CallTrace {
   cacheHit?: boolean;
   /** The replica that served the call, for servers with several. */
   replica?: string;
+  /**
+   * What refined a dynamic tool's annotations for this call (`annotate`; the cache reads it):
+   * its server, a rule, a classifier, nothing, or the worst case after a failure.
+   */
+  dynamic?: DynamicOrigin | 'none' | 'fallback';
   /** An untrusted server's per-call answer that was not corroborated (audit records it). */
   disagreement?: string;
 }
@@ -71,10 +77,12 @@ export interface CallContext {
   readonly name: string;
   readonly session: SessionInfo;
   readonly signal: AbortSignal;
-  readonly progress: ((progress: JsonObject) => void) | undefined;
-  readonly relay: ServerRequestRelay | undefined;
-  /** The client's channel for the server's log messages during this call. */
-  readonly log: ((params: JsonObject) => void) | undefined;
+  /** The client's progress channel; a step may wrap it (the cache, to hear of progress). */
+  progress: ((progress: JsonObject) => void) | undefined;
+  /** The relay of server-to-client requests; a step may wrap it (as `progress`). */
+  relay: ServerRequestRelay | undefined;
+  /** The client's channel for the server's log messages during this call (wrapped as `progress`). */
+  log: ((params: JsonObject) => void) | undefined;
   readonly trace: CallTrace;
   /** Set by `resolve`. */
   entry: CatalogEntry | undefined;
@@ -86,6 +94,8 @@ export interface CallContext {
   decision: Decision | undefined;
   /** The call's timeout when config sets one for the tool, instead of forward's default. */
   timeoutMs: number | undefined;
+  /** When set (epoch ms), no attempt runs past it (`retry` keeps attempts in its budget). */
+  deadline: number | undefined;
 }
 
 /** What a front hands the pipeline for one call. */
@@ -115,6 +125,7 @@ export function createCallContext(input: CallInput, now: number): CallContext {
     target: undefined,
     decision: undefined,
     timeoutMs: undefined,
+    deadline: undefined,
   };
 }
 

@@ -62,12 +62,17 @@ export function forward(
     if (target === undefined) {
       throw new HintgateError('PIPELINE', `no downstream connection for server "${entry.server}"`);
     }
-    const timeoutMs = callTimeoutMs(
+    const ownTimeoutMs = callTimeoutMs(
       ctx.timeoutMs,
       ctx.annotations?.annotations.estimatedDuration,
       timeoutOf(entry.server),
       estimate,
     );
+    // A retried call stays within its budget (the client's own timeout).
+    const timeoutMs =
+      ctx.deadline === undefined
+        ? ownTimeoutMs
+        : Math.max(1, Math.min(ownTimeoutMs, ctx.deadline - Date.now()));
     const params: JsonObject = { ...ctx.params, name: entry.name };
     const result = await target.callTool(params, {
       signal: ctx.signal,

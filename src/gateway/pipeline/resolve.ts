@@ -8,10 +8,44 @@ import type { CallMiddleware } from './compose.js';
 export type DownReason = (server: string) => string;
 
 /**
+ * The configured server, not serving now and never listed, whose tool `name` would be
+ * (by its `server_` or `server.` prefix), if any.
+ */
+export type PendingServerOf = (name: string) => string | undefined;
+
+/** How deeply `arguments` may nest: deeper input is refused before any step walks it. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/**
+ * What is wrong with a call's `arguments`, or undefined: they must be absent or a JSON
+ * object, nested at most {@link MAX_ARGUMENT_DEPTH} deep (walked without recursion, so no
+ * input can overflow the stack here).
+ */
+export function argumentsProblem(args: unknown): string | undefined {
+  if (args === undefined) return undefined;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+    return `arguments must be an object, got ${kind}`;
+  }
+  const stack: [unknown, number][] = [[args, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [value, depth] = item;
+    if (depth > MAX_ARGUMENT_DEPTH)
+      return `arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    const children = Array.isArray(value) ? value : Object.values(value as object);
+    for (const child of children)
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/**
  * Finds the called tool in what the calling session sees (its toolset, or the whole
  * catalog) by flattened name (or namespaced `server.name`); the entry it sets carries the
  * overrides that apply to that session. A tool of a server that is down fails with
- * DOWNSTREAM_UNAVAILABLE and the server's reason; a tool outside the equipped toolset, and
+ * DOWNSTREAM_UNAVAILABLE and the server's reason (so does a name with the prefix of a
+ * server that never came up); `arguments` that are not an object, or nest too deeply, are
+ * refused with INVALID_ARGUMENTS (-32602) saying what is wrong; a tool outside the equipped toolset, and
  * any other unknown name, with UNKNOWN_TOOL naming it (JSON-RPC -32602).
  *
  * Meta tools (`equip-toolset`, …) are answered here, by the gateway itself: `ctx.entry`
@@ -24,8 +58,16 @@ export function resolve(
   catalog: Catalog,
   downReason: DownReason,
   scope: CallScope = wholeCatalog(catalog),
+  pendingServerOf: PendingServerOf = () => undefined,
 ): CallMiddleware {
   return async function resolve(ctx, next) {
+    const problem = argumentsProblem(ctx.params['arguments']);
+    if (problem !== undefined) {
+      ctx.trace.stoppedBy = 'resolve';
+      throw new HintgateError('INVALID_ARGUMENTS', `${problem} (tool "${ctx.name}")`, {
+        tool: ctx.name,
+      });
+    }
     const found = scope.lookup(ctx);
     if (found.kind === 'local') {
       ctx.entry = found.entry;
@@ -40,7 +82,10 @@ export function resolve(
     }
     if (found.kind !== 'tool') {
       ctx.trace.stoppedBy = 'resolve';
-      const server = found.kind === 'missing' ? catalog.departedServerOf(ctx.name) : undefined;
+      const server =
+        found.kind === 'missing'
+          ? (catalog.departedServerOf(ctx.name) ?? pendingServerOf(ctx.name))
+          : undefined;
       if (server !== undefined) {
         throw new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server));
       }

@@ -1,5 +1,6 @@
-import pRetry from 'p-retry';
+import pRetry, { AbortError } from 'p-retry';
 import { effectiveHint, isSafeToRetry } from '../../core/annotations/safety.js';
+import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import type { ToolAnnotations } from '../../core/annotations/types.js';
 import type { HintgateErrorCode } from '../../core/errors.js';
 import { DownstreamError } from '../../mcp/rpc-errors.js';
@@ -16,19 +17,23 @@ export interface RetryOptions {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly factor: number;
+  /** Every attempt and wait of a call within this from its start (the client's timeout). */
+  readonly totalMs: number;
 }
 
-/** Failures on the way to a server, as opposed to the server's own answer. */
+/**
+ * Failures on the way to a server, as opposed to the server's own answer. A timeout is not
+ * one: the call may still be running (see {@link isTimeout}).
+ */
 const TRANSPORT_FAILURES: ReadonlySet<HintgateErrorCode> = new Set<HintgateErrorCode>([
-  'DOWNSTREAM_TIMEOUT',
   'DOWNSTREAM_CRASHED',
   'DOWNSTREAM_UNAVAILABLE',
   'DOWNSTREAM_PROTOCOL',
 ]);
 
 /**
- * True for a transport failure or timeout: a `DownstreamError` of a transport code that is
- * not the server's own JSON-RPC error (which is an answer, like an `isError` result).
+ * True for a transport failure: a `DownstreamError` of a transport code that is not the
+ * server's own JSON-RPC error (which is an answer, like an `isError` result).
  */
 export function isTransportFailure(error: unknown): error is DownstreamError {
   return (
@@ -36,6 +41,27 @@ export function isTransportFailure(error: unknown): error is DownstreamError {
     error.rpc === undefined &&
     TRANSPORT_FAILURES.has(error.code)
   );
+}
+
+/** True for a call that got no answer in time (it may still run on the server). */
+export function isTimeout(error: unknown): error is DownstreamError {
+  return (
+    error instanceof DownstreamError &&
+    error.rpc === undefined &&
+    error.code === 'DOWNSTREAM_TIMEOUT'
+  );
+}
+
+/** An attempt needs at least this much of the budget left to be made. */
+const MIN_ATTEMPT_MS = 100;
+
+/** Sources that are statements (the server's, the config's), not hintgate's guesses. */
+const STATED = new Set(['declared', 'server-default', 'override']);
+
+/** True when the tool's idempotence was stated (declared, a server default or an override). */
+export function declaredIdempotent(effective: EffectiveAnnotations): boolean {
+  const idempotent = effective.provenance['idempotentHint'];
+  return idempotent?.value === true && STATED.has(idempotent.source);
 }
 
 /**
@@ -51,26 +77,29 @@ export function isRepeatable(annotations: ToolAnnotations): boolean {
 }
 
 /**
- * Repeats a call that failed on the way (transport failure or timeout) when repeating it is
- * safe: the effective annotations say read-only, or idempotent and not destructive, and
- * config does not turn retry off for the tool. Exponential backoff with jitter (p-retry), at most `maxAttempts`
- * attempts; the first wait is the tool's `estimatedDuration` when it has one. A tool's own
- * `isError` result, a server's JSON-RPC error, a cancelled call, and any call that is not
- * safe to repeat are reported as they are, never repeated. It sits outside `route`, so each
- * attempt may go to another replica. The first attempt costs nothing extra.
+ * Repeats a call that failed on the way (a transport failure: the server crashed, was
+ * unavailable, broke the protocol) when repeating it is safe: the effective annotations say
+ * read-only, or idempotent and not destructive, and config does not turn retry off for the
+ * tool. A timeout is repeated only when the tool is declared idempotent (not inferred, not
+ * implied) and config says so (`retry.onTimeout` or a rule's `retryOnTimeout`): the timed-out
+ * call may still be running. Exponential backoff with jitter (p-retry), at most `maxAttempts`
+ * attempts, all of them and their waits within `totalMs` of the call's start (each attempt's
+ * timeout cut to what is left; no attempt starts when its wait would use it up). The first
+ * wait is the tool's `estimatedDuration` when it has one. A tool's own `isError` result, a
+ * server's JSON-RPC error, a cancelled call, and any call that is not safe to repeat are
+ * reported as they are, never repeated. It sits outside `route`, so each attempt may go to
+ * another replica. The first attempt costs nothing extra.
  */
 export function retry(table: ToolSettingsTable, options: RetryOptions): CallMiddleware {
   // Not async: a call that may not be repeated goes on with `next()` as it is.
   return repeatsNext(function retry(ctx, next): Promise<CallToolResult> {
     const entry = requireEntry(ctx);
-    const annotations = requireAnnotations(ctx).annotations;
-    if (
-      options.maxAttempts < 2 ||
-      !isRepeatable(annotations) ||
-      !table.forTool(entry.server, entry.namespacedName).retry
-    )
-      return next();
-    return retrying(ctx, next, annotations, options);
+    const effective = requireAnnotations(ctx);
+    const annotations = effective.annotations;
+    const settings = table.forTool(entry.server, entry.namespacedName);
+    if (options.maxAttempts < 2 || !isRepeatable(annotations) || !settings.retry) return next();
+    const onTimeout = settings.retryOnTimeout && declaredIdempotent(effective);
+    return retrying(ctx, next, annotations, options, onTimeout);
   });
 }
 
@@ -79,12 +108,17 @@ async function retrying(
   next: Next,
   annotations: ToolAnnotations,
   options: RetryOptions,
+  onTimeout: boolean,
 ): Promise<CallToolResult> {
+  const retryable = (error: unknown): error is DownstreamError =>
+    isTransportFailure(error) || (onTimeout && isTimeout(error));
+  const deadline = ctx.trace.startedAt + options.totalMs;
+  ctx.deadline = deadline;
   let failed: DownstreamError;
   try {
     return await next();
   } catch (error) {
-    if (ctx.signal.aborted || !isTransportFailure(error)) throw error;
+    if (ctx.signal.aborted || !retryable(error)) throw error;
     failed = error;
   }
   const estimated = annotations.estimatedDuration;
@@ -97,6 +131,8 @@ async function retrying(
   return pRetry(
     (attempt) => {
       if (attempt === 1) return Promise.reject(failed);
+      // Too little of the budget left for an attempt worth making: the last failure stands.
+      if (deadline - Date.now() < MIN_ATTEMPT_MS) return Promise.reject(new AbortError(failed));
       ctx.trace.retries = attempt - 1;
       return next();
     },
@@ -107,7 +143,12 @@ async function retrying(
       maxTimeout: options.maxDelayMs,
       randomize: true,
       signal: ctx.signal,
-      shouldRetry: ({ error }) => !ctx.signal.aborted && isTransportFailure(error),
+      onFailedAttempt: ({ error }) => {
+        if (error instanceof DownstreamError) failed = error;
+      },
+      shouldRetry: ({ error }) => !ctx.signal.aborted && retryable(error),
+      // Waits are cut short at the budget's end (and then no attempt is made).
+      maxRetryTime: Math.max(0, deadline - Date.now()),
     },
   );
 }

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { Next } from '../../../src/gateway/pipeline/compose.js';
 import { canonicalJson } from '../../../src/core/util/canonical-json.js';
-import { argumentsKey, cache } from '../../../src/gateway/pipeline/cache.js';
+import { CACHE_META_KEY, argumentsKey, cache } from '../../../src/gateway/pipeline/cache.js';
 import type { CallContext, CallToolResult } from '../../../src/gateway/pipeline/context.js';
 import { ResultCache } from '../../../src/gateway/result-cache.js';
 import type { ToolSettingsTable } from '../../../src/gateway/tool-settings.js';
@@ -30,7 +31,9 @@ describe('cache', () => {
     expect(first.trace.cacheHit).toBe(false);
     // The same arguments in another key order are the same call.
     const second = toolContext(TOOLS.read, { args: { opts: { a: 2, b: 1 }, id: 7 } });
-    expect(await step(second, next)).toEqual({ content: [{ type: 'text', text: 'item 7' }] });
+    expect(await step(second, next)).toMatchObject({
+      content: [{ type: 'text', text: 'item 7' }],
+    });
     expect(next).toHaveBeenCalledTimes(1);
     expect(second.trace).toMatchObject({ cacheHit: true, stoppedBy: 'cache', outcome: 'ok' });
     expect(results.stats()).toMatchObject({ hits: 1, misses: 1, stores: 1, entries: 1 });
@@ -48,7 +51,8 @@ describe('cache', () => {
     (served['structuredContent'] as { n: number }).n = 99;
     const hit = await step(toolContext(TOOLS.read), next);
     (hit['content'] as { text: string }[])[0]!.text = 'changed';
-    expect(await step(toolContext(TOOLS.read), next)).toEqual({
+    const { _meta: _served, ...again } = await step(toolContext(TOOLS.read), next);
+    expect(again).toEqual({
       content: [{ type: 'text', text: 'original' }],
       structuredContent: { n: 1 },
     });
@@ -120,11 +124,13 @@ describe('cache', () => {
   it('keeps idempotent results briefly and read-only ones longer, as configured', async () => {
     const { step } = setup(settingsOf({ tools: { 's.tag_item': { cacheTtlMs: 40 } } }));
     const next = fakeNext();
-    await step(toolContext(TOOLS.idempotent), next);
-    await step(toolContext(TOOLS.idempotent), next);
+    // Contexts made first: building one runs inference, which takes longer than the TTL.
+    const [first, second, third] = [1, 2, 3].map(() => toolContext(TOOLS.idempotent));
+    await step(first!, next);
+    await step(second!, next);
     expect(next).toHaveBeenCalledTimes(1);
     await new Promise((resolve) => setTimeout(resolve, 80));
-    await step(toolContext(TOOLS.idempotent), next);
+    await step(third!, next);
     expect(next).toHaveBeenCalledTimes(2);
   });
 
@@ -169,5 +175,97 @@ describe('cache', () => {
       expect(argumentsKey(args)).toBe(canonicalJson(args));
     }
     expect(argumentsKey(undefined)).toBe('{}');
+  });
+
+  it('says in _meta that a result came from the cache, and how old it is', async () => {
+    const { step } = setup();
+    const next = fakeNext({ content: [], _meta: { server: 'own' } });
+    const fresh = await step(toolContext(TOOLS.read), next);
+    expect(fresh['_meta']).toEqual({ server: 'own' });
+    const hit = await step(toolContext(TOOLS.read), next);
+    const meta = hit['_meta'] as Record<string, { hit: boolean; ageMs: number; storedAt: string }>;
+    expect(meta['server']).toBe('own');
+    expect(meta[CACHE_META_KEY]).toMatchObject({ hit: true });
+    expect(meta[CACHE_META_KEY]!.ageMs).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(meta[CACHE_META_KEY]!.storedAt)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('never shares a result between principals, connections or client contexts', async () => {
+    const { step } = setup();
+    const next = fakeNext();
+    const callers = [
+      { principal: 'alice', front: 'http' as const, id: 'x' },
+      { principal: 'bob', front: 'http' as const, id: 'x' },
+      { id: 'stdio-1' },
+      { id: 'stdio-2' },
+      { id: 'stdio-2', clientCapabilities: { elicitation: {} } },
+      { id: 'stdio-2', protocolVersion: '2025-06-18' },
+    ];
+    for (const session of callers) await step(toolContext(TOOLS.read, { session }), next);
+    expect(next).toHaveBeenCalledTimes(callers.length);
+    // The same principal on another request (2026 HTTP ids change) is the same caller.
+    await step(toolContext(TOOLS.read, { session: { ...callers[0], id: 'y' } }), next);
+    expect(next).toHaveBeenCalledTimes(callers.length);
+    // `_meta` the server can see is part of the key; a progress token is not.
+    await step(toolContext(TOOLS.read, { extra: { _meta: { trace: 't1' } } }), next);
+    expect(next).toHaveBeenCalledTimes(callers.length + 1);
+    await step(toolContext(TOOLS.read), next);
+    expect(next).toHaveBeenCalledTimes(callers.length + 2);
+    await step(toolContext(TOOLS.read, { extra: { _meta: { progressToken: 9 } } }), next);
+    expect(next).toHaveBeenCalledTimes(callers.length + 2);
+  });
+
+  it('keeps no result of a call during which the server sent the client anything', async () => {
+    const { step, results } = setup();
+    const talking = (kind: 'progress' | 'relay' | 'log') =>
+      vi.fn<Next>(() => {
+        if (kind === 'log') results.noteActivity('s');
+        return Promise.resolve(OK);
+      });
+    for (const kind of ['progress', 'relay', 'log'] as const) {
+      const next = talking(kind);
+      const ctx = () => {
+        const context = toolContext(TOOLS.read, {
+          args: { kind },
+          relay: () => Promise.resolve({ action: 'accept' }),
+        });
+        context.progress = () => undefined;
+        return context;
+      };
+      for (let i = 0; i < 2; i += 1) {
+        const context = ctx();
+        if (kind !== 'log') {
+          next.mockImplementationOnce(async () => {
+            if (kind === 'progress') context.progress?.({ progress: 1 });
+            else
+              await context.relay?.({ method: 'elicitation/create', params: {} }, context.signal);
+            return OK;
+          });
+        }
+        await step(context, next);
+      }
+      expect(next, kind).toHaveBeenCalledTimes(2);
+    }
+    // A quiet call is kept.
+    const quiet = fakeNext();
+    await step(toolContext(TOOLS.read, { args: { kind: 'quiet' } }), quiet);
+    await step(toolContext(TOOLS.read, { args: { kind: 'quiet' } }), quiet);
+    expect(quiet).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps results of tools whose hints are only inferred only when config says so', async () => {
+    // Inferred read-only from its name: no annotations declared.
+    const inferred = { name: 'list_items', description: 'Lists the items.' };
+    expect(toolContext(inferred).annotations?.provenance['readOnlyHint']?.source).toBe('inferred');
+    const off = setup();
+    const next = fakeNext();
+    await off.step(toolContext(inferred), next);
+    await off.step(toolContext(inferred), next);
+    expect(next).toHaveBeenCalledTimes(2);
+    const results = new ResultCache({ maxEntries: 10, maxBytes: 100_000, maxEntryBytes: 10_000 });
+    const on = cache(results, settingsOf(), { ...TTLS, inferred: true });
+    await on(toolContext(inferred), next);
+    await on(toolContext(inferred), next);
+    expect(next).toHaveBeenCalledTimes(3);
   });
 });

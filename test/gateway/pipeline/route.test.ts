@@ -78,7 +78,13 @@ describe('route', () => {
       { failureThreshold: 2, cooldownMs: 60_000 },
     );
     const run = compose([
-      retry(settingsOf(), { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 5, factor: 1 }),
+      retry(settingsOf(), {
+        maxAttempts: 3,
+        initialDelayMs: 1,
+        maxDelayMs: 5,
+        factor: 1,
+        totalMs: 50_000,
+      }),
       route(() => group),
       (ctx) => (ctx.target as CallTarget).callTool({}, {}),
     ]);
