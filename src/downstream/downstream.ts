@@ -349,7 +349,12 @@ export class Downstream {
       this.options.events?.resourceUpdated?.(this, { ...notification.params });
     });
     client.setNotificationHandler('notifications/message', (notification) => {
-      const params = { ...notification.params };
+      // The logger names its server: a client sees messages of many servers.
+      const given = notification.params.logger;
+      const params = {
+        ...notification.params,
+        logger: typeof given === 'string' ? `${this.name}/${given}` : this.name,
+      };
       if (!this.inflight.routeLog(params)) this.options.events?.log?.(this, params);
     });
     for (const method of ['elicitation/create', 'sampling/createMessage'] as const)

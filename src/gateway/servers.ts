@@ -95,9 +95,7 @@ export class ServerSet {
         resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
         log: (_connection, params) => {
           options.onServerMessage?.(server);
-          const logger =
-            typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
-          options.hub.log({ ...params, logger });
+          options.hub.log(params);
         },
       },
     });

@@ -88,6 +88,9 @@ async function open(front: Front, era: Era) {
       files: {
         command: process.execPath,
         args: [MANAGE_FILES_SERVER, files],
+        // Only the server's own answer refines a call: trusted, since an untrusted server's
+        // "safer" answer counts only where hintgate's classifiers agree (and they are off).
+        trust: 'trusted',
         dynamic: { classifiers: false },
         ...downstream,
       },
@@ -501,7 +504,8 @@ describe('the front declares dynamic annotations on the wire', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body }),
     });
     const text = await response.text();
-    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    // The first event of a 2025 stream primes resumption (an id, no data).
+    const data = /^data: (.+)$/m.exec(text)?.[1] ?? text;
     return { status: response.status, ...JSON.parse(data) };
   }
 

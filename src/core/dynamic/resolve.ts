@@ -327,7 +327,10 @@ function corroborate(
     if (typeof value !== 'boolean') continue;
     const bound = staticHint(input.staticAnnotations, field);
     if (value === bound || value !== SAFE[field]) continue;
-    if (match?.annotations[field] === value || classified?.annotations[field] === value) continue;
+    if (match?.annotations[field] === value) continue;
+    // A classifier that read these arguments has its say below (agreeing, or overruling
+    // with its own reason).
+    if (classified?.annotations[field] !== undefined) continue;
     annotations[field] = bound;
     reasons[field] = argumentReason(
       'server',

@@ -330,6 +330,7 @@ describe('resolveDynamicAnnotations', () => {
   describe('with a downstream server’s answer', () => {
     it('bounds the answer by the server’s static annotations', () => {
       const resolution = resolveDynamicAnnotations({
+        trust: 'trusted',
         staticAnnotations: { readOnlyHint: false, destructiveHint: false },
         detected: [],
         args: {},
