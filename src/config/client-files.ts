@@ -1,4 +1,4 @@
-import type { ConfigIssue } from './load.js';
+import type { ConfigIssue } from './issues.js';
 
 /**
  * The top-level keys of MCP clients' own config files, which hintgate reads unchanged:

@@ -4,15 +4,12 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { HintgateError } from '../core/errors.js';
 import { withoutClientKeys } from './client-files.js';
+import type { ConfigIssue } from './issues.js';
 import { policyReferenceIssues } from './policy-schema.js';
 import type { Config } from './schema.js';
 import { configSchema } from './schema.js';
 
-/** One problem in a config file: the path of the key and what was expected. */
-export interface ConfigIssue {
-  readonly path: string;
-  readonly message: string;
-}
+export type { ConfigIssue } from './issues.js';
 
 /** A config that cannot be used; `issues` names every bad key. */
 export class ConfigError extends HintgateError {

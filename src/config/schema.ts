@@ -36,6 +36,9 @@ const timeoutsSchema = z.strictObject({
   closeGraceMs: z.number().int().positive().default(2_000),
 });
 
+/** A server's timeouts when it sets none: the one place their defaults live. */
+export const DEFAULT_TIMEOUTS = timeoutsSchema.parse({});
+
 /** How a server that failed or crashed is retried: exponential backoff with jitter. */
 const reconnectSchema = z.strictObject({
   /** The first retry waits this long; each next one twice as long. */

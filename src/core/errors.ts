@@ -2,23 +2,34 @@
  * Codes for every operational or protocol error hintgate raises. Each edge (JSON-RPC, HTTP,
  * process exit) maps codes through one table of its own.
  */
-export type HintgateErrorCode =
-  | 'CONFIG_INVALID'
-  | 'INPUT_INVALID'
-  | 'DOWNSTREAM_UNAVAILABLE'
-  | 'DOWNSTREAM_TIMEOUT'
-  | 'DOWNSTREAM_CRASHED'
-  | 'DOWNSTREAM_PROTOCOL'
-  | 'STORE_UNAVAILABLE'
-  | 'STORE_LOCKED'
-  | 'STORE_VERSION'
-  | 'UNKNOWN_TOOL'
-  | 'INVALID_ARGUMENTS'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'FORBIDDEN'
-  | 'PIPELINE'
-  | 'INTERNAL';
+export const HINTGATE_ERROR_CODES = [
+  'CONFIG_INVALID',
+  'INPUT_INVALID',
+  'DOWNSTREAM_UNAVAILABLE',
+  'DOWNSTREAM_TIMEOUT',
+  'DOWNSTREAM_CRASHED',
+  'DOWNSTREAM_PROTOCOL',
+  'STORE_UNAVAILABLE',
+  'STORE_LOCKED',
+  'STORE_VERSION',
+  'UNKNOWN_TOOL',
+  'INVALID_ARGUMENTS',
+  'NOT_FOUND',
+  'CONFLICT',
+  'FORBIDDEN',
+  'PIPELINE',
+  'INTERNAL',
+] as const;
+
+/** One of {@link HINTGATE_ERROR_CODES}. */
+export type HintgateErrorCode = (typeof HINTGATE_ERROR_CODES)[number];
+
+const CODES: ReadonlySet<unknown> = new Set(HINTGATE_ERROR_CODES);
+
+/** True for a known error code (an error that crossed a process boundary, say). */
+export function isHintgateErrorCode(value: unknown): value is HintgateErrorCode {
+  return CODES.has(value);
+}
 
 /**
  * The one error class of hintgate. `code` says what kind of failure it is, `message` names

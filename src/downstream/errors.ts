@@ -29,7 +29,16 @@ export function fromClientError(server: string, error: unknown, what: string): D
         { cause: error },
       );
     }
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
+    if (error.code === SdkErrorCode.NotConnected) {
+      return new DownstreamError(
+        'DOWNSTREAM_UNAVAILABLE',
+        server,
+        `server "${server}" is not connected`,
+        undefined,
+        { cause: error },
+      );
+    }
+    if (error.code === SdkErrorCode.ConnectionClosed) {
       return new DownstreamError(
         'DOWNSTREAM_CRASHED',
         server,
@@ -47,15 +56,6 @@ export function fromClientError(server: string, error: unknown, what: string): D
     );
   }
   const message = errorMessage(error);
-  if (message === 'Not connected') {
-    return new DownstreamError(
-      'DOWNSTREAM_UNAVAILABLE',
-      server,
-      `server "${server}" is not connected`,
-      undefined,
-      { cause: error },
-    );
-  }
   return new DownstreamError(
     'DOWNSTREAM_PROTOCOL',
     server,

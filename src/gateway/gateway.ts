@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
+import { DEFAULT_TIMEOUTS } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
 import { FrontHub } from '../front/hub.js';
 import type { Store } from '../store/store.js';
@@ -195,7 +196,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     annotate(dynamic),
     forward(
       (server) => servers.get(server),
-      (server) => config.mcpServers[server]?.timeouts.callMs ?? 60_000,
+      (server) => (config.mcpServers[server]?.timeouts ?? DEFAULT_TIMEOUTS).callMs,
       config.policy.timeouts,
     ),
   );

@@ -10,20 +10,10 @@ import { checkRequest, httpSecurity } from './auth.js';
 import type { HttpListener } from './listen.js';
 import { listen } from './listen.js';
 import { streamStoreEvents } from './store-events.js';
+import { HTTP_STATUS_FOR } from './api/errors.js';
 
 /** The largest request the admin endpoint reads (a toolset import of 10,000 members fits). */
 const ADMIN_BODY_LIMIT = 32 * 1024 * 1024;
-
-const STATUS_FOR: Partial<Record<HintgateError['code'], number>> = {
-  INPUT_INVALID: 400,
-  INVALID_ARGUMENTS: 400,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  FORBIDDEN: 403,
-  STORE_UNAVAILABLE: 503,
-  STORE_LOCKED: 503,
-  STORE_VERSION: 503,
-};
 
 /**
  * The admin app: `POST /admin/store` runs one allowlisted store method with JSON arguments,
@@ -102,7 +92,7 @@ export function createAdminApp(store: Store, token: string): Hono {
         return c.json(result === undefined ? {} : { result });
       } catch (error) {
         const remote = toRemoteError(error);
-        return c.json({ error: remote }, (STATUS_FOR[remote.code] ?? 500) as 500);
+        return c.json({ error: remote }, HTTP_STATUS_FOR[remote.code]);
       }
     },
   );

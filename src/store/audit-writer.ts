@@ -1,5 +1,5 @@
 import { HintgateError } from '../core/errors.js';
-import type { Store } from './store.js';
+import type { Store } from './interface.js';
 import type { AuditRecordInput } from './types.js';
 
 /** Options of {@link createAuditWriter}. */

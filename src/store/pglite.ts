@@ -10,7 +10,7 @@ import { PgliteWorker } from './pglite-worker.js';
 import { StoreRunner } from './runner.js';
 import type { Sql, SqlDriver } from './sql.js';
 import { SqlStore } from './sql-store.js';
-import type { PgliteStoreOptions, Store } from './store.js';
+import type { PgliteStoreOptions, Store } from './interface.js';
 
 // Named by a variable: import-x/no-cycle follows a literal specifier and overflows its parser
 // on PGlite's generated bundle. Loaded on first open only, like the WebAssembly it brings.

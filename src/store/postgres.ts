@@ -8,7 +8,7 @@ import { StoreRunner } from './runner.js';
 import type { Sql, SqlDriver } from './sql.js';
 import { errorCode, isConnectionError, toStoreError } from './sql.js';
 import { SqlStore } from './sql-store.js';
-import type { PostgresStoreOptions, Store } from './store.js';
+import type { PostgresStoreOptions, Store } from './interface.js';
 
 /** Schema names hintgate accepts: short enough to name a NOTIFY channel after. */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,39}$/;

@@ -11,8 +11,9 @@
  * <token>`, the token the gateway wrote into the lock file.
  */
 import type { HintgateErrorCode } from '../core/errors.js';
+import { isHintgateErrorCode } from '../core/errors.js';
 import { HintgateError, errorMessage } from '../core/errors.js';
-import type { Store } from './store.js';
+import type { Store } from './interface.js';
 import type { AdminEndpoint, StoreEvent, StoreListener } from './types.js';
 
 /** The store methods the admin endpoint serves: data only (not watch, close, setAdminEndpoint). */
@@ -61,25 +62,6 @@ export function isRemoteStoreMethod(name: unknown): name is RemoteStoreMethod {
 /** The longest argument list of any served method. */
 export const REMOTE_MAX_ARGS = 4;
 
-const ERROR_CODES: ReadonlySet<string> = new Set<HintgateErrorCode>([
-  'CONFIG_INVALID',
-  'INPUT_INVALID',
-  'DOWNSTREAM_UNAVAILABLE',
-  'DOWNSTREAM_TIMEOUT',
-  'DOWNSTREAM_CRASHED',
-  'DOWNSTREAM_PROTOCOL',
-  'STORE_UNAVAILABLE',
-  'STORE_LOCKED',
-  'STORE_VERSION',
-  'UNKNOWN_TOOL',
-  'INVALID_ARGUMENTS',
-  'NOT_FOUND',
-  'CONFLICT',
-  'FORBIDDEN',
-  'PIPELINE',
-  'INTERNAL',
-]);
-
 /** An error as it travels back from the admin endpoint. */
 export interface RemoteError {
   readonly code: HintgateErrorCode;
@@ -103,7 +85,7 @@ export function fromRemoteError(value: unknown): HintgateError {
     string,
     unknown
   >;
-  const code = typeof error['code'] === 'string' && ERROR_CODES.has(error['code']);
+  const code = isHintgateErrorCode(error['code']);
   const details = error['details'];
   return new HintgateError(
     code ? (error['code'] as HintgateErrorCode) : 'INTERNAL',

@@ -12,7 +12,7 @@ import * as pins from './pins.js';
 import type { Emit, StoreRunner } from './runner.js';
 import type { Sql } from './sql.js';
 import { toStoreError } from './sql.js';
-import type { Store, UnsetOverrideOptions } from './store.js';
+import type { Store, UnsetOverrideOptions } from './interface.js';
 import * as toolsets from './toolsets.js';
 import type { ImportOptions, ImportResult, ToolsetDocument } from './transfer.js';
 import { importDocument, parseToolsetDocument, toDocument } from './transfer.js';

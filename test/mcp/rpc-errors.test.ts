@@ -55,8 +55,10 @@ describe('fromClientError', () => {
     ).toBe('DOWNSTREAM_CRASHED');
     const relayed = fromClientError('s', new ProtocolError(-32602, 'bad', { f: 1 }), 'tools/call');
     expect(relayed.rpc).toEqual({ code: -32602, message: 'bad', data: { f: 1 } });
-    expect(fromClientError('s', new Error('Not connected'), 'x').code).toBe(
+    expect(fromClientError('s', new SdkError(SdkErrorCode.NotConnected, 'n'), 'x').code).toBe(
       'DOWNSTREAM_UNAVAILABLE',
     );
+    // Recognised by its code, never by its text.
+    expect(fromClientError('s', new Error('Not connected'), 'x').code).toBe('DOWNSTREAM_PROTOCOL');
   });
 });
