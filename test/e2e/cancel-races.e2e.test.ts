@@ -57,7 +57,7 @@ describe.each([
     'survives calls a %s client times out or cancels mid-progress',
     async (kind) => {
       let client: Client;
-      let gateway: GatewayProcess | undefined;
+      let gateway: (GatewayProcess & { url: string }) | undefined;
       if (front === 'http') {
         gateway = await startHttpGateway(config(), ['--no-auth', ...extra]);
         const started = gateway;

@@ -143,15 +143,15 @@ function decideIdempotent(
  * Open world: true only on real evidence that the tool reaches the internet or an external
  * system of unbounded content: a URL argument, a shell, a name about the web, scraping or
  * crawling, or sending e-mail or text messages, or a description about the web. A URL or
- * link merely mentioned in a description is weak evidence, kept out. Without such
- * evidence, a tool whose name or description says what it does acts on its own service or
- * data: false, as a weak reason; a tool nothing is known about keeps the hint unset.
+ * link merely mentioned in a description is weak evidence, kept out. Local words and
+ * file-system paths say false (weakly). Without evidence either way the hint stays unset, so
+ * MCP's default holds: authors mark whole servers open or closed by habit, and a guess
+ * would be weak.
  */
 function decideOpenWorld(
   nameTokens: readonly string[],
   schema: SchemaReading,
   description: DescriptionReading,
-  acts: boolean,
 ): Decision | undefined {
   if (schema.url !== undefined) {
     const { argument } = schema.url;
@@ -211,13 +211,7 @@ function decideOpenWorld(
       reason: { part: 'schema', word: argument, rule: 'path-argument', strength: 'weak', text },
     };
   }
-  // With no verb either, nothing is known about the tool at all: the hint stays unset.
-  if (!acts) return undefined;
-  const text = 'nothing says it reaches the web or an outside system: it acts on its own service';
-  return {
-    value: false,
-    reason: { part: 'name', word: '', rule: 'no-open-world-evidence', strength: 'weak', text },
-  };
+  return undefined;
 }
 
 function decideComplexity(
@@ -306,8 +300,7 @@ export function inferAnnotations(tool: ToolDefinitionInput): InferenceResult {
       reasons['idempotentHint'] = idempotent.reason;
     }
   }
-  const acts = name.primary !== undefined || description.leading.length > 0;
-  const openWorld = decideOpenWorld(nameTokens, schema, description, acts);
+  const openWorld = decideOpenWorld(nameTokens, schema, description);
   if (openWorld !== undefined) {
     annotations.openWorldHint = openWorld.value;
     reasons['openWorldHint'] = openWorld.reason;

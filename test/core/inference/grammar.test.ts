@@ -117,16 +117,12 @@ describe('open world', () => {
     expect(reasons['openWorldHint']?.rule).toBe('url-argument');
   });
 
-  it('keeps a service API closed, on weak evidence, and a URL merely mentioned out', () => {
-    const { annotations, reasons } = openWorld(
+  it('keeps MCP’s default for a service API, and a URL merely mentioned out', () => {
+    const { annotations } = openWorld(
       'get_dashboard_by_uid',
       'Retrieves the dashboard and returns its URL.',
     );
-    expect(annotations.openWorldHint).toBe(false);
-    expect(reasons['openWorldHint']).toMatchObject({
-      rule: 'no-open-world-evidence',
-      strength: 'weak',
-    });
+    expect(annotations.openWorldHint).toBeUndefined();
   });
 
   it('leaves the hint unset for a tool nothing is known about', () => {
