@@ -99,7 +99,7 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
     await expect(row('echo_delete_all_records').getAttribute('class')).resolves.toBe(
       'has-conflict',
     );
-    await expect(page.locator('table.tools tbody tr').count()).resolves.toBe(20);
+    await expect(page.locator('table.tools tbody tr').count()).resolves.toBe(21);
     if (SCREENSHOTS) await screenshot(page, 'dashboard-catalog.png');
 
     // Filters run on the server.
