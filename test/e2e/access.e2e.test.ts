@@ -18,6 +18,7 @@ const BOB = 'bob-token-0123456789abcdef01';
 
 /** The counter fixture's tools, as listed (flattened names). */
 const READ_ONLY = [
+  'counter_flaky_lookup',
   'counter_flaky_read',
   'counter_get_quote',
   'counter_get_secret_report',
