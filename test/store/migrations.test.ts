@@ -74,19 +74,20 @@ describe.each(STORE_KINDS)('%s store: migrations', (kind) => {
     const store = await harness.open();
     await store.createToolset({ name: 'precious' });
     await store.close();
-    await harness.raw(`INSERT INTO ${SCHEMA_TABLE} (version, name) VALUES (7, 'future')`);
+    const future = SCHEMA_VERSION + 1;
+    await harness.raw(`INSERT INTO ${SCHEMA_TABLE} (version, name) VALUES (${future}, 'future')`);
     const before = await harness.raw(`SELECT * FROM ${SCHEMA_TABLE} ORDER BY version`);
 
     const refused = await harness.open().catch((error: unknown) => error);
     expect(refused).toMatchObject({
       code: 'STORE_VERSION',
-      details: { found: 7, known: SCHEMA_VERSION },
+      details: { found: future, known: SCHEMA_VERSION },
     });
     const where =
       kind === 'pglite' ? harness.options.kind === 'pglite' && harness.options.dataDir : '.+';
     expect((refused as Error).message).toMatch(
       new RegExp(
-        `^store at ${where} was written by a newer hintgate \\(schema 7, this version knows up to ${SCHEMA_VERSION}\\); upgrade hintgate$`,
+        `^store at ${where} was written by a newer hintgate \\(schema ${future}, this version knows up to ${SCHEMA_VERSION}\\); upgrade hintgate$`,
       ),
     );
     expect(await harness.raw(`SELECT * FROM ${SCHEMA_TABLE} ORDER BY version`)).toEqual(before);
