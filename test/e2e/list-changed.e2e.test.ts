@@ -20,8 +20,9 @@ const MATRIX: [FrontKind, ClientKind][] = [
 
 describe.each(MATRIX)('list_changed over %s to a %s client', (front, kind) => {
   const config = writeConfig(scratchDir(), {
-    old: fixtureServer('changing', [], { era: 'legacy' }),
-    new: fixtureServer('changing', ['--modern-only']),
+    // Their tools change on purpose: new ones are recorded, not held for a person.
+    old: fixtureServer('changing', [], { era: 'legacy', pinning: { mode: 'warn' } }),
+    new: fixtureServer('changing', ['--modern-only'], { pinning: { mode: 'warn' } }),
   });
   let session: FrontSession;
   let client: Client;
