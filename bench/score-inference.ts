@@ -2,11 +2,11 @@
  * Inference quality against authors' annotations, on three sets of real tools.
  *
  *   npx tsc -p bench/tsconfig.json && node bench/dist/bench/score-inference.js \
- *     [--errors N] [--set public|recorded|held-out] [--held-out]
+ *     [--errors N] [--servers] [--set public|recorded|held-out] [--held-out] [--public FILE]
  *   node bench/dist/bench/score-inference.js --predict < tools.json > annotations.json
  *
- * The sets: the public development set (`../shared/eval/public-annotated-tools.jsonl`
- * beside the repository, or `--public FILE`), the recorded corpus
+ * The sets: the public development set (`shared/eval/public-annotated-tools.jsonl` in a
+ * folder above the repository, or `--public FILE`), the recorded corpus
  * (`test/fixtures/servers/*.tools.json`) and the held-out servers
  * (`test/fixtures/servers/held-out/*.tools.json`, scored only with `--held-out`: they are
  * kept out of tuning and scored to report).
@@ -14,7 +14,8 @@
  * unset counting as the MCP default (an unset destructiveHint on a tool inferred read-only
  * counts as false). Dangerous misses: declared destructive (and not read-only) tools
  * inferred read-only. Conflict rate: the share of tools with declared annotations whose
- * declared value an untrusted server would see changed by a conflict.
+ * declared value an untrusted server would see changed by a conflict. `--servers` adds a
+ * line per server; `--errors N` lists N misses per hint.
  *
  * `--predict` reads a JSON array of tools on stdin and prints their inferred annotations,
  * the command interface of the shared `score-inference.mjs`.
@@ -47,6 +48,16 @@ interface Confusion {
 function repoRoot(): string {
   // bench/dist/bench/score-inference.js → the repository root is three folders up.
   return join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+}
+
+/** The file at `relative` in `from` or the nearest folder above it that has it. */
+function findAbove(from: string, relative: string): string {
+  let folder = dirname(from);
+  for (;;) {
+    const candidate = join(folder, relative);
+    if (existsSync(candidate) || dirname(folder) === folder) return candidate;
+    folder = dirname(folder);
+  }
 }
 
 function loadFolder(folder: string): Tool[] {
@@ -90,10 +101,26 @@ interface SetScore {
   readonly hints: Record<HintField, Confusion>;
   readonly dangerous: { n: number; misses: string[] };
   readonly conflicts: { n: number; changed: string[] };
+  /** The same, server by server, in the order the servers came. */
+  readonly perServer: ReadonlyMap<string, SetScore>;
 }
 
-/** Scores one set of tools; exported for the corpus test. */
+/** Scores one set of tools, and each of its servers. */
 export function scoreSet(tools: readonly Tool[]): SetScore {
+  const byServer = new Map<string, Tool[]>();
+  for (const tool of tools) {
+    const own = byServer.get(tool.server);
+    if (own === undefined) byServer.set(tool.server, [tool]);
+    else own.push(tool);
+  }
+  const perServer = new Map<string, SetScore>();
+  if (byServer.size > 1) {
+    for (const [server, own] of byServer) perServer.set(server, scoreSet(own));
+  }
+  return { ...scoreTools(tools), servers: byServer.size, perServer };
+}
+
+function scoreTools(tools: readonly Tool[]): Omit<SetScore, 'servers' | 'perServer'> {
   const hints = Object.fromEntries(
     HINT_FIELDS.map((hint) => [hint, { n: 0, tp: 0, fp: 0, fn: 0, tn: 0, misses: [] }]),
   ) as unknown as Record<HintField, Confusion>;
@@ -133,13 +160,7 @@ export function scoreSet(tools: readonly Tool[]): SetScore {
       }
     }
   }
-  return {
-    tools: tools.length,
-    servers: new Set(tools.map((tool) => tool.server)).size,
-    hints,
-    dangerous,
-    conflicts,
-  };
+  return { tools: tools.length, hints, dangerous, conflicts };
 }
 
 function f1(c: Confusion): { precision: number; recall: number; f1: number } {
@@ -149,7 +170,29 @@ function f1(c: Confusion): { precision: number; recall: number; f1: number } {
   return { precision, recall, f1: f };
 }
 
-function report(label: string, score: SetScore, errors: number): string {
+/** One line per server: accuracy (n) per hint, dangerous misses, declared values changed. */
+function serverTable(score: SetScore): string[] {
+  if (score.perServer.size === 0) return [];
+  const lines = [
+    '  per server: tools, accuracy (n) for readOnly | destructive | idempotent | openWorld,',
+  ];
+  lines.push('  dangerous misses, declared values changed by a conflict');
+  for (const [server, own] of score.perServer) {
+    const cells = HINT_FIELDS.map((hint) => {
+      const c = own.hints[hint];
+      return (c.n === 0 ? '   -' : `${((c.tp + c.tn) / c.n).toFixed(2)} (${c.n})`).padEnd(12);
+    });
+    const danger =
+      own.dangerous.n === 0 ? '-' : `${own.dangerous.misses.length}/${own.dangerous.n}`;
+    const changed = new Set(own.conflicts.changed.map((line) => line.split(' ')[0])).size;
+    lines.push(
+      `    ${server.padEnd(32)} ${String(own.tools).padStart(4)}  ${cells.join(' ')} ${danger.padEnd(6)} ${changed}/${own.conflicts.n}`,
+    );
+  }
+  return lines;
+}
+
+function report(label: string, score: SetScore, errors: number, servers: boolean): string {
   const lines = [`${label}: ${score.tools} tools, ${score.servers} servers`];
   lines.push('  hint               n    prec   recall F1      TP   FP   FN   TN');
   for (const hint of HINT_FIELDS) {
@@ -168,6 +211,7 @@ function report(label: string, score: SetScore, errors: number): string {
   lines.push(
     `  conflicts: ${changedTools.size}/${score.conflicts.n} tools with declared hints = ${rate(changedTools.size, score.conflicts.n)}`,
   );
+  if (servers) lines.push(...serverTable(score));
   if (errors > 0) {
     for (const hint of HINT_FIELDS) {
       const misses = score.hints[hint].misses;
@@ -207,7 +251,7 @@ async function main(): Promise<void> {
     [
       'public development set',
       loadJsonl(
-        at('--public') ?? join(root, '..', 'shared', 'eval', 'public-annotated-tools.jsonl'),
+        at('--public') ?? findAbove(root, join('shared', 'eval', 'public-annotated-tools.jsonl')),
       ),
     ],
     ['recorded corpus', loadFolder(folder)],
@@ -221,7 +265,7 @@ async function main(): Promise<void> {
       console.log(`${label}: not found, skipped`);
       continue;
     }
-    console.log(report(label, scoreSet(tools), errors));
+    console.log(report(label, scoreSet(tools), errors, args.includes('--servers')));
   }
 }
 

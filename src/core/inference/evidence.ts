@@ -19,6 +19,12 @@ export interface Evidence extends InferenceReason {
    * and not a word more often a noun, a code or command argument, an SQL statement.
    */
   readonly clear: boolean;
+  /**
+   * Clear, and it destroys outright: a verb such as `delete`, `drop` or `purge` that does
+   * not merely detach one thing from another (`remove_user_from_team`), or code that could
+   * do anything. Only such evidence overrules a declared `destructiveHint: false`.
+   */
+  readonly destroys: boolean;
 }
 
 const EFFECT_SEVERITY: Readonly<Record<Effect, number>> = { ...KIND_SEVERITY, write: 4 };
@@ -50,43 +56,52 @@ export function evidence(
   text: string,
   idempotent?: boolean,
   clear = false,
+  destroys = clear && effect === 'exec',
 ): Evidence {
-  return { effect, part, word, rule, strength, text, idempotent, clear };
+  return { effect, part, word, rule, strength, text, idempotent, clear, destroys };
 }
 
 /** Effects that contradict a declared `readOnlyHint: true` when their source is clear. */
 const OVERRULES_READ_ONLY: ReadonlySet<Effect> = new Set<Effect>(['destructive', 'update', 'exec']);
 
-/** Effects that contradict a declared `destructiveHint: false` when their source is clear. */
-const OVERRULES_NOT_DESTRUCTIVE: ReadonlySet<Effect> = new Set<Effect>(['destructive', 'exec']);
-
 /**
  * The reason a piece of evidence gives for one hint, marked `decisive` when it could
  * overrule a declared value of that hint: for `readOnlyHint`, a clear destroying,
  * updating or code-running source (creating or triggering is not proof enough against
- * an author's word); for `destructiveHint`, a clear destroying or code-running one (an
- * update its author calls non-destructive may be additive).
+ * an author's word); for `destructiveHint`, a source that destroys outright (an update,
+ * a restart, a cancellation or a detachment its author calls non-destructive may well
+ * lose nothing).
  */
 export function reasonFor(
   item: Evidence,
   field: 'readOnlyHint' | 'destructiveHint',
 ): InferenceReason {
-  const overrules = field === 'readOnlyHint' ? OVERRULES_READ_ONLY : OVERRULES_NOT_DESTRUCTIVE;
   const reason = toReason(item);
-  return item.clear && item.strength === 'strong' && overrules.has(item.effect)
-    ? { ...reason, decisive: true }
-    : reason;
+  if (item.strength !== 'strong') return reason;
+  const decisive =
+    field === 'readOnlyHint' ? item.clear && OVERRULES_READ_ONLY.has(item.effect) : item.destroys;
+  return decisive ? { ...reason, decisive: true } : reason;
 }
 
-/** The first piece of evidence of the highest severity, or `undefined`. */
+/**
+ * The piece of evidence of the highest severity, or `undefined`; of equally severe ones,
+ * the one that proves the most (destroys, then clear), then the first.
+ */
 export function worstOf(items: readonly Evidence[]): Evidence | undefined {
   let worst: Evidence | undefined;
   for (const item of items) {
-    if (worst === undefined || EFFECT_SEVERITY[item.effect] > EFFECT_SEVERITY[worst.effect]) {
+    if (worst === undefined) {
       worst = item;
+      continue;
     }
+    const severity = EFFECT_SEVERITY[item.effect] - EFFECT_SEVERITY[worst.effect];
+    if (severity > 0 || (severity === 0 && weight(item) > weight(worst))) worst = item;
   }
   return worst;
+}
+
+function weight(item: Evidence): number {
+  return (item.destroys ? 2 : 0) + (item.clear ? 1 : 0);
 }
 
 /** True for effects that change existing state: destructive, update-like or arbitrary. */

@@ -2,11 +2,16 @@
  * Gathering evidence from what the name, schema and description say, sorted into strong
  * evidence (settles a hint by itself) and weak evidence (counts when nothing strong does).
  */
-import type { DescriptionReading } from './description-signals.js';
+import type { DescriptionReading, DescriptionVerb } from './description-signals.js';
 import { describeEffect, evidence, type Evidence } from './evidence.js';
-import { QUERY_RUNNING_VERBS, SQL_STATEMENT_PATTERN } from './lexicon.js';
-import { describePosition, type NameReading, type NameVerb } from './name-signals.js';
-import type { SchemaReading } from './schema-signals.js';
+import {
+  OUTRIGHT_DESTRUCTIVE_VERBS,
+  QUERY_RUNNING_VERBS,
+  SCRIPT_ARGUMENTS,
+  SQL_STATEMENT_PATTERN,
+} from './lexicon.js';
+import { describePosition, objectRule, type NameReading, type NameVerb } from './name-signals.js';
+import type { ActionSignal, SchemaReading } from './schema-signals.js';
 
 /** The evidence about one tool. */
 export interface GatheredEvidence {
@@ -22,7 +27,7 @@ export interface GatheredEvidence {
   readonly weak: readonly Evidence[];
 }
 
-function nameVerbEvidence(verb: NameVerb, conjoined: boolean): Evidence {
+function nameVerbEvidence(verb: NameVerb, conjoined: boolean, detaches = false): Evidence {
   if (verb.rule === 'ephemeral-reset') {
     const text = `name words "${verb.word}" and "${verb.object ?? ''}" reset view state, not data`;
     return evidence('toggle', 'name', verb.word, 'ephemeral-reset', 'strong', text, true);
@@ -40,6 +45,14 @@ function nameVerbEvidence(verb: NameVerb, conjoined: boolean): Evidence {
     const text = `name words "${verb.word}" and "${verb.object ?? ''}" send input to a live process, which runs it`;
     return evidence('exec', 'name', verb.word, 'feeds-process', 'strong', text);
   }
+  if (verb.rule === 'starts-job') {
+    const text = `name words "${verb.word}" and "${verb.object ?? ''}" start a run of a defined job: an additive change`;
+    return evidence('additive', 'name', verb.word, 'starts-job', 'strong', text, false);
+  }
+  if (verb.rule === 'lookup-object') {
+    const text = `name words "${verb.word}" and "${verb.object ?? ''}" look up an identifier`;
+    return evidence('read', 'name', verb.word, 'lookup-object', 'strong', text, true);
+  }
   if (verb.rule === 'read-object') {
     const text = `name words "${verb.word}" and "${verb.object ?? ''}" only read`;
     return evidence('read', 'name', verb.word, 'read-object', 'strong', text, true);
@@ -54,15 +67,72 @@ function nameVerbEvidence(verb: NameVerb, conjoined: boolean): Evidence {
   // Clear: a verb in verb position that is not more often a noun (`delete` in
   // `delete_repo` or `compute_vm_delete`, not `trigger` in `trigger-long-running-operation`).
   const clear = verb.position !== 'fallback' && !verb.info.nounish;
-  return evidence(verb.kind, 'name', verb.word, rule, 'strong', text, verb.info.idempotent, clear);
+  // A name verb that runs something (`invoke`, `execute`) is clearly not read-only, but only
+  // code or SQL in an argument proves the tool could destroy.
+  const destroys =
+    clear &&
+    verb.kind === 'destructive' &&
+    OUTRIGHT_DESTRUCTIVE_VERBS.has(verb.info.lemma) &&
+    !verb.detaches &&
+    !detaches;
+  return evidence(
+    verb.kind,
+    'name',
+    verb.word,
+    rule,
+    'strong',
+    text,
+    verb.info.idempotent,
+    clear,
+    destroys,
+  );
+}
+
+/**
+ * True when the description says the name's `remove` takes something off another
+ * ("Removes one or more droplets from a firewall"), a detachment.
+ */
+function removesFrom(verb: NameVerb, description: DescriptionReading): boolean {
+  return (
+    verb.info.lemma === 'remove' &&
+    description.leadingFrom &&
+    description.leading[0]?.info.lemma === 'remove'
+  );
+}
+
+/**
+ * True when an action argument's values describe data rather than the tool's action: the
+ * name's clear verb says what the tool does, and the values are HTTP methods of a request
+ * it stores (`createCollectionRequest`), or the verb reads and the values filter what it
+ * reads (`list_todos` with `action: merge_train_removed`).
+ */
+function isData(action: ActionSignal, verb: NameVerb | undefined): boolean {
+  if (verb === undefined || verb.kind === 'vague' || verb.position === 'fallback') return false;
+  if (verb.info.nounish) return false;
+  return action.http || (verb.kind === 'read' && verb.rule === 'verb');
+}
+
+/**
+ * True when a script argument is content the tool stores, not code it runs: the name's
+ * clear verb creates or updates (Postman's `createPackage`, Cloudflare's `worker_put`).
+ */
+function storesScript(argument: string, verb: NameVerb | undefined): boolean {
+  if (verb === undefined || verb.position === 'fallback' || verb.info.nounish) return false;
+  if (verb.kind !== 'additive' && verb.kind !== 'update') return false;
+  return SCRIPT_ARGUMENTS.has(argument.toLowerCase());
 }
 
 /** Evidence that settles a hint by itself. */
-function strongEvidence(name: NameReading, schema: SchemaReading, text: string): Evidence[] {
+function strongEvidence(
+  name: NameReading,
+  schema: SchemaReading,
+  description: DescriptionReading,
+  text: string,
+): Evidence[] {
   const found: Evidence[] = [];
   const primary = name.primary;
   if (primary !== undefined && primary.kind !== 'vague' && primary.firm) {
-    found.push(nameVerbEvidence(primary, false));
+    found.push(nameVerbEvidence(primary, false, removesFrom(primary, description)));
   }
   for (const verb of name.conjoined) {
     if (verb.kind !== 'vague') found.push(nameVerbEvidence(verb, true));
@@ -72,14 +142,14 @@ function strongEvidence(name: NameReading, schema: SchemaReading, text: string):
     found.push(evidence('destructive', 'name', 'force', 'force-modifier', 'strong', text));
   }
   const action = schema.action;
-  if (action !== undefined) {
+  if (action !== undefined && !isData(action, primary)) {
     const text =
       action.allRead && action.kind === 'read'
         ? `every value of argument "${action.argument}" is a read`
         : `argument "${action.argument}" allows "${action.value}", ${describeEffect(action.kind)}`;
     found.push(evidence(action.kind, 'schema', action.value, 'action-enum', 'strong', text));
   }
-  if (schema.exec !== undefined) {
+  if (schema.exec !== undefined && !storesScript(schema.exec.argument, primary)) {
     const { argument } = schema.exec;
     const text = `argument "${argument}" is run as code or a command: the tool could do anything`;
     found.push(
@@ -98,12 +168,42 @@ function strongEvidence(name: NameReading, schema: SchemaReading, text: string):
     const text = 'name says it makes HTTP requests: with any method, it could do anything';
     found.push(evidence('exec', 'name', 'request', 'http-request', 'strong', text));
   }
+  if (schema.output !== undefined) {
+    const { argument } = schema.output;
+    const text = `argument "${argument}" says where output is saved: the tool writes files`;
+    found.push(evidence('write', 'schema', argument, 'output-argument', 'strong', text));
+  }
   if (schema.dryRun !== undefined) {
     const { argument } = schema.dryRun;
     const text = `argument "${argument}" offers a dry run, so the tool writes`;
     found.push(evidence('write', 'schema', argument, 'dry-run-flag', 'strong', text));
   }
   return found;
+}
+
+/**
+ * Evidence from a verb the description opens with, read with its objects when they change
+ * what it does ("Runs a standardization scan": a read; "Runs a test": adds a run).
+ */
+function descriptionVerbEvidence(verb: DescriptionVerb, objects: readonly string[]): Evidence {
+  const { info, word } = verb;
+  const read = objects.length === 0 ? undefined : objectRule(info, [info.lemma, ...objects], 0);
+  if (read !== undefined && read.rule !== 'verb') {
+    const object = read.object ?? '';
+    const text = `description word "${word}" with its object "${object}" is ${describeEffect(read.kind)}`;
+    const idempotent = read.kind === 'additive' ? false : info.idempotent;
+    return evidence(read.kind, 'description', word, read.rule, 'weak', text, idempotent);
+  }
+  const text = `description word "${word}" is ${describeEffect(info.kind)}`;
+  return evidence(
+    info.kind,
+    'description',
+    word,
+    `${info.kind}-verb`,
+    'weak',
+    text,
+    info.idempotent,
+  );
 }
 
 /** Evidence that counts only when no strong evidence settles the hint. */
@@ -113,14 +213,11 @@ function weakEvidence(
   description: DescriptionReading,
 ): Evidence[] {
   const found: Evidence[] = [];
-  for (const verb of description.leading) {
-    if (verb.info.kind === 'vague') continue;
-    const text = `description word "${verb.word}" is ${describeEffect(verb.info.kind)}`;
-    const rule = `${verb.info.kind}-verb`;
-    found.push(
-      evidence(verb.info.kind, 'description', verb.word, rule, 'weak', text, verb.info.idempotent),
-    );
-  }
+  description.leading.forEach((verb, i) => {
+    if (verb.info.kind !== 'vague') {
+      found.push(descriptionVerbEvidence(verb, i === 0 ? description.leadingObjects : []));
+    }
+  });
   // A name word that is more often a noun counts only when the description has no verb.
   const primary = name.primary;
   if (found.length === 0 && primary !== undefined && primary.kind !== 'vague' && !primary.firm) {
@@ -161,7 +258,7 @@ export function gatherEvidence(
   text: string,
 ): GatheredEvidence {
   return {
-    strong: strongEvidence(name, schema, text),
+    strong: strongEvidence(name, schema, description, text),
     weak: weakEvidence(name, schema, description),
   };
 }

@@ -18,9 +18,9 @@ import {
   LOCAL_WORDS,
   OPEN_WORLD_WORDS,
   REACHING_NAME_WORDS,
-  WEAK_OPEN_WORLD_WORDS,
+  type VerbKind,
 } from './lexicon.js';
-import { readName } from './name-signals.js';
+import { readName, type NameVerb } from './name-signals.js';
 import { readSchema, type SchemaReading } from './schema-signals.js';
 import { titleFromParts } from './title.js';
 import { splitNameParts } from './tokenize.js';
@@ -67,26 +67,26 @@ function decideReadOnly(
   // in the description outweighs it; an explicit "read-only" is not outweighed.
   const contradicted =
     said?.rule === 'negated-write' && weak.some((item) => item.rule === 'destructive-mention');
-  if (
-    said !== undefined &&
-    !contradicted &&
-    firmWrites.length === 0 &&
-    description.destructiveStatement === undefined
-  ) {
+  // Of a statement that the tool changes nothing and one that it destroys, the first is
+  // about the tool; the later one is about something it mentions ("a read-only SELECT …
+  // rejects destructive keywords").
+  const destroys = description.destructiveStatement;
+  const destroysFirst =
+    destroys !== undefined && (said === undefined || description.destructiveStatementAt < said.at);
+  if (said !== undefined && !contradicted && firmWrites.length === 0 && !destroysFirst) {
     return { value: true, reason: statement(said.rule, said.phrase, 'it changes nothing') };
   }
   const worst = worstOf(writes);
   if (worst !== undefined) return { value: false, reason: reasonFor(worst, 'readOnlyHint') };
   const read = strong.find((item) => item.effect === 'read');
-  if (description.destructiveStatement !== undefined) {
+  if (destroysFirst) {
     // Safety first: a description saying the call destroys outweighs a harmless-looking
     // name word, and the reason says the evidence disagreed.
-    const phrase = description.destructiveStatement;
     const meaning =
       read === undefined
         ? 'it destroys'
         : `it destroys, which outweighs ${read.text} (conservative: evidence disagrees)`;
-    return { value: false, reason: statement('destructive-statement', phrase, meaning) };
+    return { value: false, reason: statement('destructive-statement', destroys, meaning) };
   }
   if (read !== undefined) return { value: true, reason: toReason(read) };
   const pool = primaryWeak(weak);
@@ -141,19 +141,21 @@ function decideIdempotent(
 
 /**
  * Open world: true only on real evidence that the tool reaches the internet or an external
- * system of unbounded content: a URL argument, a shell, a name about the web, scraping or
- * crawling, or sending e-mail or text messages, or a description about the web. A URL or
- * link merely mentioned in a description is weak evidence, kept out. Local words and
- * file-system paths say false (weakly). Without evidence either way the hint stays unset, so
- * MCP's default holds: authors mark whole servers open or closed by habit, and a guess
- * would be weak.
+ * system of unbounded content: a URL argument the tool reaches (not one it stores, as a
+ * create or update does, nor a callback, cursor or logo), a shell, a name about the web,
+ * scraping or crawling, or sending e-mail or text messages, or a description about the
+ * internet or websites. Local words say false (weakly). Without evidence either way the
+ * hint stays unset, so MCP's default holds: authors mark whole servers open or closed by
+ * habit (a SaaS server's own API is open to some, closed to others), and a guess would be
+ * weak.
  */
 function decideOpenWorld(
   nameTokens: readonly string[],
+  verb: NameVerb | undefined,
   schema: SchemaReading,
   description: DescriptionReading,
 ): Decision | undefined {
-  if (schema.url !== undefined) {
+  if (schema.url !== undefined && (verb === undefined || !STORING_KINDS.has(verb.kind))) {
     const { argument } = schema.url;
     const text = `argument "${argument}" takes a URL`;
     return {
@@ -186,7 +188,7 @@ function decideOpenWorld(
     };
   }
   const web = description.openWorldWord;
-  if (web !== undefined && !WEAK_OPEN_WORLD_WORDS.has(web)) {
+  if (web !== undefined) {
     const text = `description word "${web}" points to the open web`;
     return {
       value: true,
@@ -203,16 +205,16 @@ function decideOpenWorld(
       reason: { part, word: local, rule: 'local-word', strength: 'weak', text },
     };
   }
-  if (schema.path !== undefined) {
-    const { argument } = schema.path;
-    const text = `argument "${argument}" is a file-system path`;
-    return {
-      value: false,
-      reason: { part: 'schema', word: argument, rule: 'path-argument', strength: 'weak', text },
-    };
-  }
   return undefined;
 }
+
+/** Kinds of verbs that store a URL they are given rather than reach it (`createWebhook`). */
+const STORING_KINDS: ReadonlySet<VerbKind> = new Set<VerbKind>([
+  'additive',
+  'update',
+  'toggle',
+  'destructive',
+]);
 
 function decideComplexity(
   schema: SchemaReading,
@@ -300,7 +302,7 @@ export function inferAnnotations(tool: ToolDefinitionInput): InferenceResult {
       reasons['idempotentHint'] = idempotent.reason;
     }
   }
-  const openWorld = decideOpenWorld(nameTokens, schema, description);
+  const openWorld = decideOpenWorld(nameTokens, name.primary, schema, description);
   if (openWorld !== undefined) {
     annotations.openWorldHint = openWorld.value;
     reasons['openWorldHint'] = openWorld.reason;

@@ -71,9 +71,17 @@ export const READ_ONLY_VERBS: ReadonlySet<string> = new Set(
     suggest recommend detect identify scan audit lint parse extract observe wait sleep
     download export capture screenshot test aggregate return peek poll explore discover
     probe crawl scrape visit map measure forecast predict think plan reason translate
-    classify sort filter match grep tail dump trace review research
+    classify sort filter match grep tail dump trace review research generate diagnose
+    troubleshoot investigate examine assess rank rerank recognize transcribe
   `),
 );
+
+/**
+ * Read verbs whose effect depends on what they make: generating a chart or a link returns
+ * it, generating a collection or an archive stores it. In a name they yield to the
+ * description's opening verb ("Creates a collection from the given API specification").
+ */
+export const SOFT_VERBS: ReadonlySet<string> = new Set(words(`generate`));
 
 /** Verbs that remove data or end something for good: the destructive ones. */
 export const DESTRUCTIVE_VERBS: ReadonlySet<string> = new Set(
@@ -82,6 +90,19 @@ export const DESTRUCTIVE_VERBS: ReadonlySet<string> = new Set(
     kill terminate uninstall unlink clear flush prune discard rollback revert shutdown
     evict unpublish cancel abort expire shred trash nuke deregister unregister unset
     restart reboot drain force rewrite detach decommission deprovision delist forget
+    disassociate
+  `),
+);
+
+/**
+ * Of the destructive verbs, those that destroy outright, with no reading under which
+ * nothing is lost: only these, as a tool's main verb, overrule a server's word that the
+ * tool is not destructive (`cancel`, `restart` or `revoke` may lose nothing).
+ */
+export const OUTRIGHT_DESTRUCTIVE_VERBS: ReadonlySet<string> = new Set(
+  words(`
+    delete remove drop destroy purge erase wipe truncate overwrite kill terminate uninstall
+    shred nuke decommission deprovision unpublish evict flush prune rm rmdir del
   `),
 );
 
@@ -90,7 +111,8 @@ export const UPDATE_VERBS: ReadonlySet<string> = new Set(
   words(`
     update set edit modify change alter write put patch upsert rename move save store
     configure apply sync deploy redeploy upgrade downgrade scale merge push migrate
-    reindex rebuild rotate transfer fix assign reassign reorder reprioritize
+    reindex rebuild rotate transfer fix assign reassign reorder reprioritize resize
+    reschedule
     prioritize convert commit
   `),
 );
@@ -98,11 +120,12 @@ export const UPDATE_VERBS: ReadonlySet<string> = new Set(
 /** Verbs that only add: creating, sending or uploading something new. */
 export const ADDITIVE_VERBS: ReadonlySet<string> = new Set(
   words(`
-    create add insert append new post send upload comment reply react fork clone copy
+    create add insert append post send upload comment reply react fork clone copy
     duplicate import register invite schedule book reserve submit request trigger
     dispatch enqueue queue spawn launch provision allocate install build compile record
-    log note publish share notify email message remember backup generate track compress
-    gzip zip bundle tag label star like vote bookmark follow subscribe watch respond
+    log note share notify email message remember backup track compress
+    gzip zip bundle tag label star like vote bookmark follow subscribe watch respond link
+    attach associate init initialize initialise
   `),
 );
 
@@ -115,13 +138,14 @@ export const TOGGLE_VERBS: ReadonlySet<string> = new Set(
     resolve unresolve grant unassign unstar unfollow unsubscribe unwatch unlabel untag
     refresh reload toggle cordon uncordon favorite unfavorite acknowledge ack snooze
     complete finish select switch focus unshare login logout connect disconnect reconnect
+    publish
   `),
 );
 
 /** Verbs that drive a user interface. */
 export const INTERACT_VERBS: ReadonlySet<string> = new Set(
   words(`
-    click tap type press hover drag fill scroll navigate go goto emulate resize zoom
+    click tap type press hover drag fill scroll navigate go goto emulate zoom
     uncheck blur keypress dblclick
   `),
 );
@@ -150,7 +174,7 @@ export const VAGUE_VERBS: ReadonlySet<string> = new Set(
 export const IDEMPOTENT_VERBS: ReadonlySet<string> = new Set(
   words(`
     set put update write replace overwrite upsert rename configure apply sync assign
-    reassign scale
+    reassign scale resize
   `),
 );
 
@@ -169,11 +193,11 @@ const NOUNISH: ReadonlySet<string> = new Set(
     plan trace match sort filter schedule message email backup copy share view export
     import build report print stat snapshot screenshot like vote star research
     bookmark flag pin watch type order compute deploy queue trigger monitor cache record
-    design commit run diff scan audit trash transfer
+    design commit run diff scan audit trash transfer link eval
   `),
 );
 
-/** Verbs found only as abbreviations in names (`rm_file`, `ls`, `mkdir`). */
+/** Verbs found only in names: abbreviations (`rm_file`, `ls`, `mkdir`) and `new` (`new_page`). */
 const NAME_ABBREVIATIONS: ReadonlyMap<string, VerbKind> = new Map<string, VerbKind>([
   ['ls', 'read'],
   ['cat', 'read'],
@@ -188,6 +212,8 @@ const NAME_ABBREVIATIONS: ReadonlyMap<string, VerbKind> = new Map<string, VerbKi
   ['chmod', 'update'],
   ['chown', 'update'],
   ['mkdir', 'additive'],
+  // `new_page`; in prose "new" is an adjective ("to new dates"), never the action.
+  ['new', 'additive'],
   ['mk', 'additive'],
   ['touch', 'additive'],
   ['cp', 'additive'],
@@ -353,7 +379,19 @@ export function lookupVerb(word: string): VerbMatch | undefined {
  */
 export function lookupNameVerb(word: string): VerbInfo | undefined {
   const match = VERB_TABLE.get(word) ?? NAME_VERB_TABLE.get(word);
-  return match !== undefined && match.form === 'base' ? match.info : undefined;
+  if (match !== undefined) return match.form === 'base' ? match.info : undefined;
+  return word.length > 4 && word.startsWith('un') ? reversal(word) : undefined;
+}
+
+/**
+ * `un` before a verb the tables know, as in `unapprove`: undoing the action, a reversible
+ * state change.
+ */
+function reversal(word: string): VerbInfo | undefined {
+  const undone = VERB_TABLE.get(word.slice(2));
+  if (undone === undefined || undone.form !== 'base' || undone.info.kind === 'vague')
+    return undefined;
+  return { lemma: word, kind: 'toggle', idempotent: true, nounish: false };
 }
 
 /**
@@ -394,11 +432,51 @@ export const HYPOTHETICAL_WORDS: ReadonlySet<string> = new Set(
   words(`preview dry dryrun simulate simulation whatif`),
 );
 
+/**
+ * Prepositions: a name word right after one is its object or complement, never its verb
+ * (`mark_as_read`, `convert_to_pdf`, `remove_user_from_team`).
+ */
+export const PREPOSITIONS: ReadonlySet<string> = new Set(
+  words(`as to from by with for in into onto on of via at per`),
+);
+
+/**
+ * Articles, determiners and quantifiers: a description word right after one is a noun ("a
+ * set of documents", "in one call"), not the tool's action.
+ */
+export const DETERMINERS: ReadonlySet<string> = new Set(
+  words(`
+    a an the this that these those each every any some its their your our my another one
+    single multiple several many both
+  `),
+);
+
+/**
+ * Determiners by their `hashWord` hash: a scanner checks the word before a verb against
+ * them only when it needs to, so these frequent words cost nothing on their own.
+ */
+export const DETERMINER_HASHES: ReadonlyMap<number, string> = new Map(
+  [...DETERMINERS].map((word) => [hashWord(word), word]),
+);
+
+/** Forms of "be" by their hash: "Deletion is permanent" states something lost for good. */
+export const BE_HASHES: ReadonlyMap<number, string> = new Map(
+  words(`is are was were be`).map((word) => [hashWord(word), word]),
+);
+
 /** Words that join two actions in a name or a sentence (`get_and_delete`). */
 export const CONJUNCTIONS: ReadonlySet<string> = new Set(words(`and or then plus also`));
 
 /**
- * Objects whose reset or clearing loses no data: view state, not records
+ * Verbs that reset or empty what they act on; with an ephemeral object they lose no data
+ * (`resetPagination`, `clear_filters`, `spaces-cdn-flush-cache`, `purge_cache`).
+ */
+export const RESETTING_VERBS: ReadonlySet<string> = new Set(
+  words(`reset clear flush purge invalidate`),
+);
+
+/**
+ * Objects whose reset or clearing loses no data: view state and caches, not records
  * (`resetPagination`, `clear_filters`).
  */
 export const EPHEMERAL_OBJECTS: ReadonlySet<string> = new Set(
@@ -412,8 +490,62 @@ export const EPHEMERAL_OBJECTS: ReadonlySet<string> = new Set(
 /** Objects that make `run`, `execute` or `take` a read (`run_query`, `take_screenshot`). */
 export const READ_OBJECTS: ReadonlySet<string> = new Set(
   words(`
-    query queries report reports search searches analysis lint diagnostics screenshot
-    screenshots snapshot snapshots picture photo heapsnapshot
+    query queries report reports search searches analysis lint diagnostics diagnostic
+    detector detectors analyzer analyzers scan scans audit audits screenshot screenshots
+    snapshot snapshots
+    picture photo heapsnapshot
+  `),
+);
+
+/**
+ * Objects that make running start a run of something the service defines that checks or
+ * hosts, not code the caller wrote: a test, a suite, a session, a pod (`swagger_run_suite`,
+ * `runBrowserLiveSession`, `pods_run`). A pipeline, workflow or job is left out: it is
+ * automation that may do anything, deployments included (`run_pipeline`).
+ */
+export const JOB_OBJECTS: ReadonlySet<string> = new Set(
+  words(`
+    test tests suite suites check checks benchmark benchmarks regression session sessions
+    pod pods container containers webhook webhooks hook hooks
+  `),
+);
+
+/** The verbs that start a run of a job object (`run`, `rerun`, `execute`), unlike `exec`. */
+export const JOB_VERBS: ReadonlySet<string> = new Set(words(`run rerun execute`));
+
+/**
+ * Objects that make `start` add a new run rather than switch something on: a pipeline,
+ * task, migration or execution started twice runs twice (`tekton_pipeline_start`,
+ * `db-cluster-start-online-migration`, `qtm4j_start_new_execution`), unlike a VM.
+ */
+export const RUN_OBJECTS: ReadonlySet<string> = new Set(
+  words(`
+    pipeline pipelines workflow workflows job jobs task tasks build builds migration
+    migrations execution executions run runs test tests suite suites scan scans
+  `),
+);
+
+/**
+ * Objects that are memberships or marks on something else: removing one takes it off,
+ * losing nothing of either (`removeProjectMember`, `removeIssueLabel`).
+ */
+export const MEMBERSHIP_OBJECTS: ReadonlySet<string> = new Set(
+  words(`
+    member members label labels tag tags assignee assignees reviewer reviewers watcher
+    watchers subscriber subscribers collaborator collaborators favorite favorites reaction
+    reactions star stars
+  `),
+);
+
+/**
+ * Objects that make `resolve` a look-up: a name, ID or address resolved to what it
+ * stands for (`resolve-library-id`, `resolve_hostname`).
+ */
+export const IDENTIFIER_OBJECTS: ReadonlySet<string> = new Set(
+  words(`
+    id ids identifier identifiers name names uri uris url urls path paths address addresses
+    host hostname hostnames domain domains dns alias aliases symbol symbols reference
+    references ref refs handle handles
   `),
 );
 
@@ -483,27 +615,34 @@ export const MODIFY_NOUNS: ReadonlySet<string> = new Set(
   words(`side changes modifications mutations writes effects`),
 );
 
-/** Words stating that a call destroys something for good. */
+/**
+ * Words stating that a call destroys something for good. `permanent` counts only as
+ * "is permanent" ("Deletion is permanent"), not before a noun ("a permanent link").
+ */
 export const DESTRUCTIVE_STATEMENT_WORDS: ReadonlySet<string> = new Set(
-  words(`destructive irreversible irreversibly permanently permanent unrecoverable irrecoverable`),
+  words(`destructive irreversible irreversibly permanently unrecoverable irrecoverable`),
 );
 
 /** Words (after a negation) stating that a call cannot be taken back ("cannot be undone"). */
 export const UNDO_WORDS: ReadonlySet<string> = new Set(words(`undone reversed recovered restored`));
 
-/** Words of a description or name that point to the open web. */
+/**
+ * Name words that point to the open web (`web_search_exa`, `browser_navigate`). A URL in a
+ * name is mostly one the tool returns (`getSdkDownloadUrl`), and `registry` or `online` a
+ * service's own (`acr_registry_list`, `db-cluster-start-online-migration`): left out.
+ */
 export const OPEN_WORLD_WORDS: ReadonlySet<string> = new Set(
-  words(`
-    web internet website websites webpage webpages online url urls http https browser public
-    registry external
-  `),
+  words(`web internet website websites webpage webpages http https browser`),
 );
 
 /**
- * Of those, words that in a description only mention an address (`returns the URL of the
- * dashboard`): too weak to say the tool itself reaches the web.
+ * Description words that point to the open web. "web", "public", "external" and
+ * "registry" are left out: in descriptions they name a service's own things ("web app",
+ * "public ID", "external links", "container registry") far more often than the web.
  */
-export const WEAK_OPEN_WORLD_WORDS: ReadonlySet<string> = new Set(words(`url urls http https`));
+export const DESCRIPTION_OPEN_WORLD_WORDS: ReadonlySet<string> = new Set(
+  words(`internet website websites webpage webpages`),
+);
 
 /**
  * Name words for reaching beyond the tool's own service: the web (`firecrawl_scrape`,
@@ -531,20 +670,44 @@ export const EXEC_ARGUMENTS: ReadonlySet<string> = new Set(
   words(`sql command commands cmd shell statement statements script scripts cypher`),
 );
 
+/** Of those, the ones that are as often content a tool stores (`createPackage(script)`). */
+export const SCRIPT_ARGUMENTS: ReadonlySet<string> = new Set(words(`script scripts`));
+
 /** Of those, the ones a shell or interpreter runs: such a tool can reach anywhere. */
 export const SHELL_ARGUMENTS: ReadonlySet<string> = new Set(
   words(`command commands cmd shell script scripts`),
 );
 
-/** Argument names that take a local file-system path (normalized). */
-export const PATH_ARGUMENTS: ReadonlySet<string> = new Set(
-  words(`path paths filepath filepaths filename directory dir folder sourcepath destinationpath`),
+/**
+ * Argument names (normalized) for where a tool saves its output: it writes files there
+ * (`outputDir`, `save_path`, `download_path`).
+ */
+export const OUTPUT_ARGUMENTS: ReadonlySet<string> = new Set(
+  words(`
+    outputdir outputdirectory outputpath outputfile outputfilepath outputfolder savepath
+    saveto savedir savefile downloadpath downloaddir downloaddirectory downloadfolder
+  `),
+);
+
+/**
+ * Names (normalized) of a lone object argument that wraps all of a tool's arguments
+ * (`params`, `request`): its properties are the tool's own.
+ */
+export const WRAPPER_ARGUMENTS: ReadonlySet<string> = new Set(
+  words(`params parameters request input inputs args arguments body payload`),
 );
 
 /** Argument names whose value may be code, when nothing else in the name says otherwise. */
 export const CODE_ARGUMENTS: ReadonlySet<string> = new Set(
   words(`code js javascript python function expression source`),
 );
+
+/**
+ * A description saying an argument is code to run, not an identifier ("JavaScript code to
+ * evaluate", "the script to execute"). Compiled once.
+ */
+export const CODE_DESCRIPTION_PATTERN =
+  /\b(?:run|runs|execute[sd]?|evaluat\w*|eval|script|snippet|javascript|typescript|python|expression|function body|program)\b/i;
 
 /** Argument names that select which action a many-action tool performs. */
 export const ACTION_ARGUMENTS: ReadonlySet<string> = new Set(
@@ -563,7 +726,17 @@ export const CONFIRM_ARGUMENTS: ReadonlySet<string> = new Set(
 
 /** Words of an argument's name that make it a URL. */
 export const URL_ARGUMENT_WORDS: ReadonlySet<string> = new Set(
-  words(`url urls href website webpage webhook`),
+  words(`url urls href website webpage`),
+);
+
+/**
+ * Words that make a URL argument an attribute the service stores or calls back, or a page
+ * cursor, not an address the tool reaches (`notification_url`, `nextUrl`, `logoUrl`).
+ */
+export const ATTRIBUTE_URL_WORDS: ReadonlySet<string> = new Set(
+  words(
+    `notification callback webhook redirect next prev previous logo avatar icon image thumbnail`,
+  ),
 );
 
 /** HTTP methods and how each one reads; see `inferFromHttpMethod`. */
@@ -640,12 +813,12 @@ function buildWordIndex(): ReadonlyMap<string, WordInfo> {
   mark(NEGATIONS, WORD_NEGATION);
   mark(CONJUNCTIONS, WORD_CONJUNCTION);
   mark(COMPLEXITY_WORDS, WORD_COMPLEXITY);
-  mark(OPEN_WORLD_WORDS, WORD_OPEN_WORLD);
+  mark(DESCRIPTION_OPEN_WORLD_WORDS, WORD_OPEN_WORLD);
   mark(LOCAL_WORDS, WORD_LOCAL);
   mark(DESTRUCTIVE_STATEMENT_WORDS, WORD_DESTRUCTIVE_STATEMENT);
   mark(UNDO_WORDS, WORD_UNDO);
   mark(MODIFY_NOUNS, WORD_MODIFY);
-  mark(words('read readonly only file system side'), WORD_PHRASE);
+  mark(words('read readonly only file system side permanent'), WORD_PHRASE);
   for (const [word, match] of VERB_TABLE) {
     flags.set(
       word,

@@ -11,8 +11,16 @@ import {
   EPHEMERAL_OBJECTS,
   HTTP_METHOD_KINDS,
   KIND_SEVERITY,
+  IDENTIFIER_OBJECTS,
+  JOB_OBJECTS,
+  JOB_VERBS,
+  MEMBERSHIP_OBJECTS,
   NOUN_COMPOUNDS,
+  PREPOSITIONS,
   READ_OBJECTS,
+  RESETTING_VERBS,
+  RUN_OBJECTS,
+  SOFT_VERBS,
   SESSION_OBJECTS,
   lookupNameVerb,
   type VerbInfo,
@@ -33,12 +41,13 @@ export interface NameVerb {
   readonly kind: VerbKind;
   /**
    * False for a word more often a noun found away from the front of the name
-   * (`browser_network_request`): a clearer verb in the description is preferred to it.
+   * (`browser_network_request`), and for a verb whose effect depends on what it makes
+   * (`generate`): a clearer verb in the description is preferred to it.
    */
   readonly firm: boolean;
   /**
    * The rule that set `kind`: `verb`, `ephemeral-reset`, `read-object`, `ends-session`,
-   * `context-switch`, `feeds-process`.
+   * `context-switch`, `feeds-process`, `lookup-object`, `starts-job`.
    */
   readonly rule:
     | 'verb'
@@ -46,13 +55,20 @@ export interface NameVerb {
     | 'read-object'
     | 'ends-session'
     | 'context-switch'
-    | 'feeds-process';
+    | 'feeds-process'
+    | 'lookup-object'
+    | 'starts-job';
   /** The object word a rule other than `verb` read, if any. */
   readonly object: string | undefined;
   /** Where the verb stands in the name, which is why it was taken as the verb. */
   readonly position: VerbPosition;
   /** True when a destructive verb ending the name outweighed a milder one in front. */
   readonly safety: boolean;
+  /**
+   * True when the name says the verb takes one thing away from another
+   * (`remove_user_from_team`, `unlink_test_cases_from_requirement`): a detachment.
+   */
+  readonly detaches: boolean;
 }
 
 /** What a name says. */
@@ -90,12 +106,32 @@ function joinedVerbs(token: string): VerbInfo | undefined {
       const left = lookupNameVerb(token.slice(0, at));
       const right = lookupNameVerb(token.slice(at + joiner.length));
       if (left !== undefined && right !== undefined) {
-        return KIND_SEVERITY[right.kind] > KIND_SEVERITY[left.kind] ? right : left;
+        return joiner === 'or' ? either(left, right) : worse(left, right);
       }
       at = token.indexOf(joiner, at + 1);
     }
   }
   return undefined;
+}
+
+function worse(left: VerbInfo, right: VerbInfo): VerbInfo {
+  return KIND_SEVERITY[right.kind] > KIND_SEVERITY[left.kind] ? right : left;
+}
+
+/**
+ * Two verbs joined by `or` (`create_or_update`, `getOrCreate`): one or the other happens,
+ * whichever applies, so calling again changes nothing more: the worse of the two,
+ * idempotent.
+ */
+function either(left: VerbInfo, right: VerbInfo): VerbInfo {
+  const verb = worse(left, right);
+  return verb.idempotent === true ? verb : { ...verb, idempotent: true };
+}
+
+/** True for a word of digits only (`1` in `marketplace-1-click-list`). */
+function isNumber(token: string): boolean {
+  const code = token.charCodeAt(0);
+  return code >= 48 && code <= 57;
 }
 
 /**
@@ -114,23 +150,35 @@ interface VerbPick {
 
 const NO_PICK: VerbPick = { index: -1, position: 'fallback', safety: false };
 
+/**
+ * Safety first: a destructive verb ending the name (`find_replace`) is not outweighed by a
+ * milder verb in front of it.
+ */
+function endsDestroying(lastInfo: VerbInfo | undefined, front: VerbInfo): boolean {
+  return isClear(lastInfo) && lastInfo.kind === 'destructive' && front.kind !== 'destructive';
+}
+
 /** Picks the verb of a name's words; see `readName`. */
 function pickPrimary(candidates: ReadonlyArray<VerbInfo | undefined>): VerbPick {
   const last = candidates.length - 1;
   const lastInfo = last > 0 ? candidates[last] : undefined;
-  if (isClear(candidates[0])) {
-    // Safety first: a destructive verb ending the name (`find_replace`) is not outweighed
-    // by a milder verb in front.
-    const first = candidates[0];
-    if (isClear(lastInfo) && lastInfo.kind === 'destructive' && first.kind !== 'destructive') {
-      return { index: last, position: 'last', safety: true };
-    }
-    return { index: 0, position: 'first', safety: false };
+  const first = candidates[0];
+  if (isClear(first)) {
+    return endsDestroying(lastInfo, first)
+      ? { index: last, position: 'last', safety: true }
+      : { index: 0, position: 'first', safety: false };
+  }
+  // After a prefix, the first clear verb acts on the words after it, which are its objects
+  // even when one of them could be a verb (`genai-simulation-get-scenario-set`,
+  // `linear_createProjectUpdate`).
+  for (let i = 1; i < last; i++) {
+    const info = candidates[i];
+    if (!isClear(info)) continue;
+    return endsDestroying(lastInfo, info)
+      ? { index: last, position: 'last', safety: true }
+      : { index: i, position: 'after-prefix', safety: false };
   }
   if (isClear(lastInfo)) return { index: last, position: 'last', safety: false };
-  for (let i = 1; i < last; i++) {
-    if (isClear(candidates[i])) return { index: i, position: 'after-prefix', safety: false };
-  }
   for (let i = 0; i <= last; i++) {
     if (candidates[i] !== undefined) {
       return { index: i, position: i === 0 ? 'first' : 'fallback', safety: false };
@@ -161,14 +209,49 @@ export function describePosition(verb: NameVerb): string {
  * browser or session ends it for good (`browser_close`), unlike closing an issue; and
  * selecting, switching or connecting to a page, project or database only changes which
  * resource later calls use, a read (`select_page`, `connect`); sending input to a live
- * process or shell runs it (`interact_with_process`).
+ * process or shell runs it (`interact_with_process`); resolving or converting a name, ID
+ * or address looks it up (`resolve-library-id`, `pubmed_convert_ids`), unlike resolving
+ * an issue; running or executing a test, suite, pipeline or job the service defines adds
+ * a run of it (`swagger_run_suite`), unlike running code.
  */
-function objectRule(
+/** A verb read as itself, one shared result per kind. */
+const PLAIN: Readonly<Record<VerbKind, Pick<NameVerb, 'kind' | 'rule' | 'object'>>> = {
+  read: { kind: 'read', rule: 'verb', object: undefined },
+  destructive: { kind: 'destructive', rule: 'verb', object: undefined },
+  update: { kind: 'update', rule: 'verb', object: undefined },
+  additive: { kind: 'additive', rule: 'verb', object: undefined },
+  toggle: { kind: 'toggle', rule: 'verb', object: undefined },
+  interact: { kind: 'interact', rule: 'verb', object: undefined },
+  exec: { kind: 'exec', rule: 'verb', object: undefined },
+  vague: { kind: 'vague', rule: 'verb', object: undefined },
+};
+
+/**
+ * True for a verb whose meaning its objects can change (`reset`, `run`, `close`, `select`,
+ * `send`, `resolve`, `start` …): only then are its objects read.
+ */
+export function readsObjects(info: VerbInfo): boolean {
+  const lemma = info.lemma;
+  return (
+    info.kind === 'exec' ||
+    info.kind === 'vague' ||
+    RESETTING_VERBS.has(lemma) ||
+    CONTEXT_VERBS.has(lemma) ||
+    FEEDING_VERBS.has(lemma) ||
+    lemma === 'start' ||
+    lemma === 'close' ||
+    lemma === 'resolve' ||
+    lemma === 'convert'
+  );
+}
+
+export function objectRule(
   info: VerbInfo,
   tokens: readonly string[],
   index: number,
 ): Pick<NameVerb, 'kind' | 'rule' | 'object'> {
-  const resets = info.lemma === 'reset' || info.lemma === 'clear';
+  if (!readsObjects(info)) return PLAIN[info.kind];
+  const resets = RESETTING_VERBS.has(info.lemma);
   const runs = info.kind === 'exec' || info.kind === 'vague' || info.lemma === 'start';
   const closes = info.lemma === 'close';
   const switches = CONTEXT_VERBS.has(info.lemma);
@@ -180,17 +263,30 @@ function objectRule(
     return { kind: 'read', rule: 'context-switch', object: undefined };
   }
   const feeds = FEEDING_VERBS.has(info.lemma);
-  if (resets || runs || closes || switches || feeds) {
+  const resolves = info.lemma === 'resolve' || info.lemma === 'convert';
+  const executes = JOB_VERBS.has(info.lemma);
+  const starts = info.lemma === 'start';
+  if (resets || runs || closes || switches || feeds || resolves) {
     const trailing = index > 0 && index === tokens.length - 1;
     const from = trailing ? 0 : index + 1;
     const to = trailing ? index : tokens.length;
+    // A job the verb runs is its direct object, before any preposition: `run_command_in_pod`
+    // runs a command, not a pod.
+    let direct = true;
     for (let i = from; i < to; i++) {
       const token = tokens[i] as string;
+      if (!trailing && PREPOSITIONS.has(token)) direct = false;
       if (resets && EPHEMERAL_OBJECTS.has(token)) {
         return { kind: 'toggle', rule: 'ephemeral-reset', object: token };
       }
       if (runs && READ_OBJECTS.has(token)) {
         return { kind: 'read', rule: 'read-object', object: token };
+      }
+      if (executes && direct && JOB_OBJECTS.has(token)) {
+        return { kind: 'additive', rule: 'starts-job', object: token };
+      }
+      if (starts && direct && RUN_OBJECTS.has(token)) {
+        return { kind: 'additive', rule: 'starts-job', object: token };
       }
       if (closes && SESSION_OBJECTS.has(token)) {
         return { kind: 'destructive', rule: 'ends-session', object: token };
@@ -201,9 +297,27 @@ function objectRule(
       if (feeds && PROCESS_OBJECTS.has(token)) {
         return { kind: 'exec', rule: 'feeds-process', object: token };
       }
+      if (resolves && IDENTIFIER_OBJECTS.has(token)) {
+        return { kind: 'read', rule: 'lookup-object', object: token };
+      }
     }
   }
-  return { kind: info.kind, rule: 'verb', object: undefined };
+  return PLAIN[info.kind];
+}
+
+/**
+ * True when the verb at `index` is `remove` taking something away from another: `from`
+ * follows it (`remove_user_from_team`), or its object is a membership such as a member,
+ * label or assignee (`removeProjectMember`, `removeIssueLabel`). Deleting records from a
+ * table is no detachment.
+ */
+function detachesAfter(tokens: readonly string[], index: number): boolean {
+  if ((tokens[index] as string) !== 'remove') return false;
+  for (let i = index + 1; i < tokens.length; i++) {
+    const token = tokens[i] as string;
+    if (token === 'from' || MEMBERSHIP_OBJECTS.has(token)) return true;
+  }
+  return false;
 }
 
 /**
@@ -223,11 +337,19 @@ export function readName(tokens: readonly string[]): NameReading {
   if (tokens.length === 0) return NONE;
   let force = false;
   const candidates: Array<VerbInfo | undefined> = [];
+  // The words as reasons name them: `create or update` for two verbs read as one.
+  let shown: string[] | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
     const next = tokens[i + 1];
     if (token === 'force') {
       force = true;
+      candidates.push(undefined);
+    } else if (i > 0 && PREPOSITIONS.has(tokens[i - 1] as string)) {
+      // After a preposition a word is an object or complement: `mark_as_read`.
+      candidates.push(undefined);
+    } else if (i > 0 && isNumber(tokens[i - 1] as string)) {
+      // After a number a word is a noun: `marketplace-1-click-list`, `2_factor_enable`.
       candidates.push(undefined);
     } else if (next !== undefined && NOUN_COMPOUNDS.get(token)?.has(next) === true) {
       candidates.push(undefined);
@@ -235,7 +357,17 @@ export function readName(tokens: readonly string[]): NameReading {
       // Names generated from an API description: `API-post-search`, `api_delete_user`.
       candidates.push(httpMethodVerb(token));
     } else {
-      candidates.push(lookupNameVerb(token) ?? joinedVerbs(token));
+      const verb = lookupNameVerb(token) ?? joinedVerbs(token);
+      const before = i > 1 && tokens[i - 1] === 'or' ? candidates[i - 2] : undefined;
+      if (verb !== undefined && before !== undefined) {
+        // `create_or_update`: one action, the worse of the two, idempotent.
+        candidates[i - 2] = either(before, verb);
+        shown ??= [...tokens];
+        shown[i - 2] = `${tokens[i - 2] as string} or ${token}`;
+        candidates.push(undefined);
+      } else {
+        candidates.push(verb);
+      }
     }
   }
   const httpRequest =
@@ -245,12 +377,13 @@ export function readName(tokens: readonly string[]): NameReading {
   if (index < 0) return force || httpRequest ? { ...NONE, force, httpRequest } : NONE;
   const info = candidates[index] as VerbInfo;
   const primary: NameVerb = {
-    word: tokens[index] as string,
+    word: (shown ?? tokens)[index] as string,
     info,
     index,
-    firm: index === 0 || !info.nounish,
+    firm: (index === 0 || !info.nounish) && !SOFT_VERBS.has(info.lemma),
     position,
     safety,
+    detaches: detachesAfter(tokens, index),
     ...objectRule(info, tokens, index),
   };
   const conjoined: NameVerb[] = [];
@@ -264,6 +397,7 @@ export function readName(tokens: readonly string[]): NameReading {
         firm: true,
         position: 'after-prefix',
         safety: false,
+        detaches: detachesAfter(tokens, i),
         ...objectRule(candidate, tokens, i),
       });
     }

@@ -5,17 +5,20 @@
  */
 import {
   ACTION_ARGUMENTS,
+  ATTRIBUTE_URL_WORDS,
   CODE_ARGUMENTS,
+  CODE_DESCRIPTION_PATTERN,
   CONFIRM_ARGUMENTS,
   DRY_RUN_ARGUMENTS,
+  OUTPUT_ARGUMENTS,
   EXEC_ARGUMENTS,
   HTTP_METHOD_KINDS,
   HTTP_METHOD_PATTERN,
-  PATH_ARGUMENTS,
   QUERY_LANGUAGE_PATTERN,
   SHELL_ARGUMENTS,
   SQL_STATEMENT_KINDS,
   URL_ARGUMENT_WORDS,
+  WRAPPER_ARGUMENTS,
   type VerbKind,
   KIND_SEVERITY,
 } from './lexicon.js';
@@ -40,6 +43,8 @@ export interface ActionSignal extends ArgumentSignal {
   readonly allRead: boolean;
   /** How many values the argument allows. */
   readonly count: number;
+  /** True when the worst value is an HTTP method (`DELETE` in a `method` argument). */
+  readonly http: boolean;
 }
 
 /** What an input schema says. */
@@ -49,8 +54,6 @@ export interface SchemaReading {
   readonly exec: ArgumentSignal | undefined;
   /** An argument run by a shell or interpreter (`command`, `script`): it can reach anywhere. */
   readonly shell: ArgumentSignal | undefined;
-  /** A file-system path argument (`path`, `file_path`, `directory`). */
-  readonly path: ArgumentSignal | undefined;
   /** An argument that may be code (`code`, `function`): counts when the name is silent. */
   readonly code: ArgumentSignal | undefined;
   /** A dry-run flag (`dry_run`, `dryRun`): the tool writes unless asked not to. */
@@ -61,6 +64,8 @@ export interface SchemaReading {
   readonly confirm: ArgumentSignal | undefined;
   /** An argument taking a URL. */
   readonly url: ArgumentSignal | undefined;
+  /** An argument naming where output is saved (`outputDir`, `save_path`): the tool writes files. */
+  readonly output: ArgumentSignal | undefined;
   /**
    * Top-level arguments (union branches included), nested objects at any depth, and
    * required arguments. Only top-level arguments are read for the other signals.
@@ -74,12 +79,12 @@ const EMPTY: SchemaReading = {
   action: undefined,
   exec: undefined,
   shell: undefined,
-  path: undefined,
   code: undefined,
   dryRun: undefined,
   preview: undefined,
   confirm: undefined,
   url: undefined,
+  output: undefined,
   properties: 0,
   nested: 0,
   required: 0,
@@ -166,12 +171,14 @@ interface Accumulator {
   action: ActionSignal | undefined;
   exec: ArgumentSignal | undefined;
   shell: ArgumentSignal | undefined;
-  path: ArgumentSignal | undefined;
   code: ArgumentSignal | undefined;
   dryRun: ArgumentSignal | undefined;
   preview: ArgumentSignal | undefined;
   confirm: ArgumentSignal | undefined;
   url: ArgumentSignal | undefined;
+  output: ArgumentSignal | undefined;
+  /** An own argument that may wrap all the others (`params`, `request`). */
+  wrapper: JsonObject | undefined;
   nested: number;
   /** The tool name's words, the objects of bare-verb action values. */
   readonly objects: readonly string[];
@@ -208,6 +215,7 @@ function readAction(
       kind: worst.kind,
       allRead: allRead && (previous?.allRead ?? true),
       count: values.length,
+      http: httpMethods && HTTP_METHOD_KINDS.has(worstValue.toLowerCase()),
     };
   } else if (!allRead && previous.allRead) {
     acc.action = { ...previous, allRead: false };
@@ -227,10 +235,39 @@ function hasAllowedValues(schema: JsonObject): boolean {
 /** Cheap test before splitting an argument name into words for URL words. */
 const URL_HINT = /url|href|web/i;
 
+/** A value quoted in prose: 'update', "delete" or `create`. Compiled once. */
+const QUOTED_VALUE = /['"`]([A-Za-z][\w-]{1,40})['"`]/g;
+/** At most this many quoted values are read from an argument's description. */
+const MAX_QUOTED_VALUES = 24;
+
+/**
+ * The values an action argument's description lists in quotes when its schema has no
+ * enum ("The action to perform: 'update' (set parameters), 'check' …"), two at least.
+ */
+function quotedValues(description: string): string[] {
+  const values: string[] = [];
+  if (!description.includes("'") && !description.includes('"') && !description.includes('`')) {
+    return values;
+  }
+  for (const match of description.matchAll(QUOTED_VALUE)) {
+    values.push(match[1] as string);
+    if (values.length >= MAX_QUOTED_VALUES) break;
+  }
+  // One quoted word is an example, not a list of the actions allowed.
+  return values.length >= 2 ? values : [];
+}
+
 function readArgument(acc: Accumulator, argument: string, schema: JsonObject): void {
   const norm = normalize(argument);
+  if (WRAPPER_ARGUMENTS.has(norm) && isObject(schema['properties'])) acc.wrapper ??= schema;
   if (ACTION_ARGUMENTS.has(norm)) {
-    const values = allowedValues(schema);
+    const listed = allowedValues(schema);
+    const described = schema['description'];
+    // A command argument runs what it is given: its quoted examples are not a list of actions.
+    const values =
+      listed.length > 0 || typeof described !== 'string' || EXEC_ARGUMENTS.has(norm)
+        ? listed
+        : quotedValues(described);
     if (values.length > 0) {
       readAction(acc, argument, values, acc.objects);
       return;
@@ -242,14 +279,17 @@ function readArgument(acc: Accumulator, argument: string, schema: JsonObject): v
     if (EXEC_ARGUMENTS.has(norm)) {
       acc.exec ??= { argument };
       if (SHELL_ARGUMENTS.has(norm)) acc.shell ??= { argument };
-    } else if (PATH_ARGUMENTS.has(norm)) {
-      acc.path ??= { argument };
+    } else if (OUTPUT_ARGUMENTS.has(norm)) {
+      acc.output ??= { argument };
     } else if (norm === 'query') {
       if (QUERY_LANGUAGE_PATTERN.test(description)) acc.exec ??= { argument };
     } else if (norm === 'method' || norm === 'httpmethod') {
       if (HTTP_METHOD_PATTERN.test(description)) acc.exec ??= { argument };
     } else if (CODE_ARGUMENTS.has(norm)) {
-      acc.code ??= { argument };
+      // `code` is as often an identifier (a project code, a country code): its description
+      // says which.
+      if (description === '' || CODE_DESCRIPTION_PATTERN.test(description))
+        acc.code ??= { argument };
     }
   } else if (hasType(schema, 'boolean')) {
     if (DRY_RUN_ARGUMENTS.has(norm)) acc.dryRun ??= { argument };
@@ -257,11 +297,12 @@ function readArgument(acc: Accumulator, argument: string, schema: JsonObject): v
     else if (CONFIRM_ARGUMENTS.has(norm)) acc.confirm ??= { argument };
   }
   if (acc.url === undefined && URL_HINT.test(argument)) {
-    for (const word of tokenizeName(argument)) {
-      if (URL_ARGUMENT_WORDS.has(word)) {
-        acc.url = { argument };
-        break;
-      }
+    const argumentWords = tokenizeName(argument);
+    if (
+      argumentWords.some((word) => URL_ARGUMENT_WORDS.has(word)) &&
+      !argumentWords.some((word) => ATTRIBUTE_URL_WORDS.has(word))
+    ) {
+      acc.url = { argument };
     }
   }
 }
@@ -302,6 +343,23 @@ function visit(acc: Accumulator, schema: JsonObject, depth: number, own: boolean
   return count;
 }
 
+function accumulator(objects: readonly string[]): Accumulator {
+  return {
+    action: undefined,
+    exec: undefined,
+    shell: undefined,
+    code: undefined,
+    dryRun: undefined,
+    preview: undefined,
+    confirm: undefined,
+    url: undefined,
+    output: undefined,
+    wrapper: undefined,
+    nested: 0,
+    objects,
+  };
+}
+
 /**
  * Reads a JSON Schema object. An action argument's values are classified like names
  * (`get_workflow` → read, `delete_workflow_run_logs` → destructive) and the worst one is
@@ -311,31 +369,26 @@ function visit(acc: Accumulator, schema: JsonObject, depth: number, own: boolean
  */
 export function readSchema(schema: unknown, nameTokens: readonly string[] = []): SchemaReading {
   if (!isObject(schema)) return EMPTY;
-  const acc: Accumulator = {
-    action: undefined,
-    exec: undefined,
-    shell: undefined,
-    path: undefined,
-    code: undefined,
-    dryRun: undefined,
-    preview: undefined,
-    confirm: undefined,
-    url: undefined,
-    nested: 0,
-    objects: nameTokens,
-  };
-  const properties = visit(acc, schema, 0, true);
+  let acc = accumulator(nameTokens);
+  let properties = visit(acc, schema, 0, true);
+  // A lone `params` or `request` object wraps the tool's arguments (a lone `options` object
+  // stays settings): read again from inside it.
+  const wrapped = properties === 1 ? acc.wrapper : undefined;
+  if (wrapped !== undefined) {
+    acc = accumulator(nameTokens);
+    properties = visit(acc, wrapped, 0, true);
+  }
   const required = schema['required'];
   return {
     action: acc.action,
     exec: acc.exec,
     shell: acc.shell,
-    path: acc.path,
     code: acc.code,
     dryRun: acc.dryRun,
     preview: acc.preview,
     confirm: acc.confirm,
     url: acc.url,
+    output: acc.output,
     properties,
     nested: acc.nested,
     required: Array.isArray(required) ? required.length : 0,

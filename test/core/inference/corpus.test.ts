@@ -1,10 +1,11 @@
 /**
  * Inference scored against real MCP servers whose authors declared annotations, recorded
- * from their `tools/list` (test/fixtures/servers, see its README; the held-out servers in
- * its held-out/ folder are not read here: they are scored only to report). This is the figure the
- * project reports for inference on servers it was not tuned on. Each hint is scored over
- * the tools whose author declared it; a hint left unset counts as the MCP default, except
- * that an unset destructiveHint on a tool inferred read-only counts as false.
+ * from their `tools/list` (test/fixtures/servers, see its README): the development corpus,
+ * held to floors so a change that loses ground shows. The held-out servers in its held-out/
+ * folder are not read here: they are the measure on servers inference was not tuned on,
+ * scored only to report. Each hint is scored over the tools whose author declared it; a
+ * hint left unset counts as the MCP default, except that an unset destructiveHint on a
+ * tool inferred read-only counts as false.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -59,14 +60,28 @@ const KNOWN_LABEL_DISAGREEMENTS: ReadonlyMap<string, string> = new Map([
     'Azure marks this tool destructive, but it only returns how-to guidance for changing a ' +
       'landing zone; it changes nothing itself.',
   ],
+  [
+    'circleci/find_flaky_tests',
+    'CircleCI marks its flaky-test report destructive because its description tells the ' +
+      'agent to fix the tests afterwards; the tool itself only retrieves information.',
+  ],
 ]);
 
 /**
- * The floors inference holds on this corpus. Destructive F1 stays below the 0.90 goal for
- * unseen servers because Azure (235 tools) marks every create destructive, where the MCP
- * specification and most other servers call creating additive (see the README).
+ * The floors inference holds on this corpus. Destructive F1 stays far below the 0.90 goal
+ * for unseen servers because authors disagree about updates: 13 of the 31 servers that
+ * declare destructiveHint on update tools (DigitalOcean, Linear, SmartBear, Postman,
+ * GitHub …) call them non-destructive, where the MCP specification ("only additive
+ * updates" are non-destructive) and the other 18 call them destructive; and Azure marks
+ * every create destructive (see the README).
  */
-const GOALS = { readOnlyF1: 0.95, destructiveF1: 0.8, conflictRate: 0.02 };
+const GOALS = {
+  readOnlyF1: 0.95,
+  destructiveF1: 0.65,
+  idempotentF1: 0.9,
+  dangerousRate: 0.01,
+  conflictRate: 0.02,
+};
 
 const folder = new URL('../../fixtures/servers/', import.meta.url);
 const fixtures: ReadonlyArray<readonly [string, Fixture]> = readdirSync(folder)
@@ -184,14 +199,15 @@ describe('inference on recorded servers', () => {
   const scored = score();
   const readOnlyF1 = f1(confusion(scored, 'readOnlyHint'));
   const destructiveF1 = f1(confusion(scored, 'destructiveHint'));
+  const idempotentF1 = f1(confusion(scored, 'idempotentHint'));
 
-  it('scores a corpus of 500+ declared tools from 15+ servers', () => {
+  it('scores a corpus of 2,000+ declared tools from 40+ servers', () => {
     console.log(table(scored));
     const declared = scored.filter(
       ({ labels }) => labels.readOnlyHint !== undefined || labels.destructiveHint !== undefined,
     );
-    expect(fixtures.length).toBeGreaterThanOrEqual(15);
-    expect(declared.length).toBeGreaterThanOrEqual(500);
+    expect(fixtures.length).toBeGreaterThanOrEqual(40);
+    expect(declared.length).toBeGreaterThanOrEqual(2000);
     for (const [, fixture] of fixtures) {
       expect(fixture.source.package).toMatch(/.+@\d+\.\d+\.\d+/);
       expect(fixture.source.recorded).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -209,6 +225,17 @@ describe('inference on recorded servers', () => {
 
   it(`reaches destructive F1 >= ${GOALS.destructiveF1}`, () => {
     expect(destructiveF1).toBeGreaterThanOrEqual(GOALS.destructiveF1);
+  });
+
+  it(`reaches idempotent F1 >= ${GOALS.idempotentF1}`, () => {
+    expect(idempotentF1).toBeGreaterThanOrEqual(GOALS.idempotentF1);
+  });
+
+  it(`calls at most ${100 * GOALS.dangerousRate}% of declared destructive tools read-only`, () => {
+    const destructive = scored.filter(
+      ({ labels }) => labels.destructiveHint === true && labels.readOnlyHint !== true,
+    );
+    expect(dangerous(scored).length / destructive.length).toBeLessThanOrEqual(GOALS.dangerousRate);
   });
 
   it(`changes at most ${100 * GOALS.conflictRate}% of the declared tools by a conflict`, () => {

@@ -125,7 +125,207 @@ describe('open world', () => {
     expect(annotations.openWorldHint).toBeUndefined();
   });
 
+  it('reads a URL a tool stores, calls back or pages with as no reach', () => {
+    const url = { type: 'object', properties: { url: { type: 'string' } } };
+    // Linear's createWebhook and addAttachment store the URL they are given.
+    expect(
+      openWorld('linear_createWebhook', 'Create a webhook.', url).annotations.openWorldHint,
+    ).toBeUndefined();
+    expect(
+      openWorld('linear_addAttachment', 'Add an attachment.', url).annotations.openWorldHint,
+    ).toBeUndefined();
+    // Firecrawl's scrape reaches it.
+    expect(openWorld('firecrawl_scrape', 'Scrape a page.', url).annotations.openWorldHint).toBe(
+      true,
+    );
+    const next = { type: 'object', properties: { nextUrl: { type: 'string' } } };
+    expect(
+      openWorld('bugsnag_list_releases', 'List releases.', next).annotations.openWorldHint,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    // A service's own things, not the web: Azure's web apps, Cloudinary's public IDs,
+    // DigitalOcean's container registry, Postman's external links.
+    ['appservice_webapp_get', 'Retrieves details about Azure App Service web apps.'],
+    ['list-images', 'Retrieves image assets. Filter by public ID.'],
+    ['docr-get', 'Get a container registry by name.'],
+    ['getTeamResources', 'Get pinned documents or external links.'],
+    ['db-cluster-start-online-migration', 'Start an online migration.'],
+  ])('keeps the default for %s: its words name the service’s own things', (name, text) => {
+    expect(openWorld(name, text).annotations.openWorldHint).toBeUndefined();
+  });
+
+  it('reads a path argument as saying nothing about the world', () => {
+    // Bitbucket's bb_get takes an API path, GitLab's get_file_blame a path in a remote repo.
+    const path = { type: 'object', properties: { path: { type: 'string' } } };
+    expect(
+      openWorld('bb_get', 'Read any Bitbucket data.', path).annotations.openWorldHint,
+    ).toBeUndefined();
+    const filePath = { type: 'object', properties: { file_path: { type: 'string' } } };
+    expect(
+      openWorld('get_file_blame', 'Get git blame.', filePath).annotations.openWorldHint,
+    ).toBeUndefined();
+  });
+
   it('leaves the hint unset for a tool nothing is known about', () => {
     expect(openWorld('target_status').annotations.openWorldHint).toBeUndefined();
+  });
+});
+
+describe('words that are objects, not verbs', () => {
+  it.each([
+    // After a preposition a word is an object or complement.
+    ['linear_markNotificationAsRead', 'mark'],
+    ['qtm4j_link_requirements_to_test_case', 'link'],
+    ['replyToComment', 'reply'],
+    ['get_release_by_tag', 'get'],
+  ])('%s: the verb is "%s"', (name, word) => {
+    expect(verbOf(name)?.word).toBe(word);
+  });
+
+  it('never reads "mark as read" as a read', () => {
+    const { annotations } = inferAnnotations({
+      name: 'linear_markAllNotificationsAsRead',
+      description: 'Mark all notifications as read',
+    });
+    expect(annotations.readOnlyHint).toBe(false);
+  });
+});
+
+describe('verbs read with their objects', () => {
+  it.each([
+    // Resolving or converting a name, ID or address looks it up.
+    ['resolve-library-id', 'lookup-object', 'read'],
+    ['pubmed_convert_ids', 'lookup-object', 'read'],
+    ['resolve_thread', 'verb', 'toggle'],
+    // Flushing or purging a cache loses no data (DigitalOcean, Cloudflare's purge_cache).
+    ['spaces-cdn-flush-cache', 'ephemeral-reset', 'toggle'],
+    ['purge_cache', 'ephemeral-reset', 'toggle'],
+    ['purge_queue', 'verb', 'destructive'],
+    // Starting a pipeline, task, migration or execution adds a run; starting a VM does not.
+    ['tekton_pipeline_start', 'starts-job', 'additive'],
+    ['db-cluster-start-online-migration', 'starts-job', 'additive'],
+    ['qtm4j_start_new_execution', 'starts-job', 'additive'],
+    ['start_vm', 'verb', 'toggle'],
+    // Running a test, suite, session or pod the service defines adds a run of it.
+    ['swagger_run_suite', 'starts-job', 'additive'],
+    ['reflect_execute_suite', 'starts-job', 'additive'],
+    ['runBrowserLiveSession', 'starts-job', 'additive'],
+    ['pods_run', 'starts-job', 'additive'],
+    ['contract-testing_execute_webhook', 'starts-job', 'additive'],
+    // A pipeline or workflow is automation that may do anything; `exec` runs a command.
+    ['run_pipeline', 'verb', 'exec'],
+    ['rerun_workflow', 'verb', 'exec'],
+    ['pods_exec', 'verb', 'exec'],
+    ['exec_in_pod', 'verb', 'exec'],
+    // Running a scan, audit or diagnostic only reads.
+    ['runPercyScan', 'read-object', 'read'],
+    ['runAccessibilityAudit', 'read-object', 'read'],
+  ])('%s: %s, %s', (name, rule, kind) => {
+    expect(verbOf(name)).toMatchObject({ rule, kind });
+  });
+});
+
+describe('verbs the lexicon knows', () => {
+  it.each([
+    // Generating returns what it generates: a chart, a link, a command, a diagram.
+    ['generate_bar_chart', 'read'],
+    ['generate_deeplink', 'read'],
+    ['hubspot-generate-feedback-link', 'read'],
+    ['linear_generateOAuthAuthorizationUrl', 'read'],
+    ['extension_cli_generate', 'read'],
+    // Diagnosing, recognizing and ranking compute an answer.
+    ['vm_troubleshoot', 'read'],
+    ['appservice_webapp_diagnostic_diagnose', 'read'],
+    ['speech_stt_recognize', 'read'],
+    ['rerank-documents', 'read'],
+    // Linking attaches one thing to another; initializing creates.
+    ['qmetry_link_test_cases_to_test_suite', 'additive'],
+    ['git_init', 'additive'],
+    // `un` before a known verb undoes it.
+    ['unapprove_merge_request', 'toggle'],
+    // Publishing is undone by unpublishing; resizing sets a size.
+    ['publishDocumentation', 'toggle'],
+    ['swagger_publish_portal_product', 'toggle'],
+    ['resize-droplet', 'update'],
+    ['volume-resize', 'update'],
+  ])('%s: %s', (name, kind) => {
+    expect(verbOf(name)?.kind).toBe(kind);
+  });
+});
+
+describe('detachments', () => {
+  it.each([
+    ['linear_removeUserFromTeam', true],
+    ['contract-testing_admin_remove_user_from_team', true],
+    ['delete_records_from_table', false],
+    ['linear_removeProjectMember', true],
+    ['linear_removeIssueLabel', true],
+    ['delete_repository', false],
+    ['compute_vm_delete', false],
+  ])('%s detaches: %s', (name, detaches) => {
+    expect(verbOf(name)?.detaches).toBe(detaches);
+  });
+});
+
+describe('verbs in the middle of a name, and joined verbs', () => {
+  it.each([
+    // After a prefix, the first verb acts on the words after it, even ones that could be verbs.
+    ['genai-simulation-get-scenario-set', 'get', 'read'],
+    ['linear_createProjectUpdate', 'create', 'additive'],
+    ['appconfig_kv_lock_set', 'lock', 'toggle'],
+    // Safety first still: a destructive verb ending the name wins.
+    ['repo_branch_merge_delete', 'delete', 'destructive'],
+    // After a number a word is a noun.
+    ['marketplace-1-click-list', 'list', 'read'],
+    // "eval" in front is a noun (an evaluation): the verb follows it.
+    ['genai-model-eval-get-preset', 'get', 'read'],
+  ])('%s: the verb is "%s" (%s)', (name, word, kind) => {
+    expect(verbOf(name)).toMatchObject({ word, kind });
+  });
+
+  it.each([
+    ['resources_create_or_update'],
+    ['functions-create-or-update-action'],
+    ['swagger_create_or_update_api'],
+    ['loadtesting_testrun_createorupdate'],
+  ])('reads %s as one upsert: the worse verb, idempotent', (name) => {
+    const { annotations, reasons } = inferAnnotations({ name });
+    expect(annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    expect(reasons['destructiveHint']?.text).toMatch(/create ?or ?update/);
+  });
+
+  it('reads get-or-create as an idempotent creation', () => {
+    expect(inferAnnotations({ name: 'get_or_create_user' }).annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
+  });
+});
+
+describe('verbs whose effect depends on what they make', () => {
+  it('reads generating as a read unless the description says it stores what it makes', () => {
+    // AntV's charts are returned; Postman's collection and Cloudinary's archive are stored.
+    const chart = { name: 'generate_bar_chart', description: 'Generate a horizontal bar chart.' };
+    expect(inferAnnotations(chart).annotations.readOnlyHint).toBe(true);
+    const collection = {
+      name: 'generateCollection',
+      description: 'Creates a collection from the given API specification.',
+    };
+    expect(inferAnnotations(collection).annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+    });
+    const archive = {
+      name: 'generate-archive',
+      description: 'Creates an archive (ZIP or TGZ file) that contains a set of assets.',
+    };
+    expect(inferAnnotations(archive).annotations.readOnlyHint).toBe(false);
   });
 });

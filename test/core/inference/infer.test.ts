@@ -222,10 +222,11 @@ describe('inferAnnotations: schemas', () => {
       { ...READ, openWorldHint: true },
     ],
     [
-      'a path argument stays local',
+      // Bitbucket's `path` is an API path, GitLab's `file_path` a file in a remote repository.
+      'a path argument says nothing about the world',
       'read_file',
       schema({ path: { type: 'string' } }),
-      { ...READ, openWorldHint: false },
+      READ,
     ],
     [
       'nested options are settings, not arguments',
@@ -447,5 +448,121 @@ describe('inferAnnotations: objects that change what a verb does', () => {
     expect(inferAnnotations(tool).reasons['destructiveHint']?.text).toBe(
       'argument "action" allows "close", a destructive verb',
     );
+  });
+});
+
+describe('inferAnnotations: reading descriptions as sentences', () => {
+  it('reads a word after an article or determiner as a noun', () => {
+    // pinecone's rerank-documents: "set" here is a noun, not an update.
+    const rerank = { name: 'documents', description: 'Rerank a set of provided documents.' };
+    expect(hints(rerank).readOnlyHint).not.toBe(false);
+    // git's git_init: "new" is not the action; "initialize" is.
+    const init = { name: 'repository', description: 'Initialize a new Git repository.' };
+    expect(inferAnnotations(init).reasons['readOnlyHint']?.word).toBe('initialize');
+    // gitlab's unapprove_merge_request: "merge" is part of "a merge request".
+    expect(hints({ name: 'request_tool', description: 'Approve a merge request.' })).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+    });
+  });
+
+  it('reads "new" as a verb only in a name', () => {
+    // Todoist's reschedule-tasks; Chrome DevTools' new_page.
+    const prose = { name: 'tasks_tool', description: 'Reschedule tasks to new dates.' };
+    expect(inferAnnotations(prose).reasons['readOnlyHint']?.word).not.toBe('new');
+    expect(hints({ name: 'new_page' })).toMatchObject(ADDITIVE);
+  });
+
+  it('takes the first of a read-only and a destructive statement as the one about the tool', () => {
+    // Azure's mysql_database_query: it rejects destructive keywords, it does not run them.
+    const mysql = {
+      name: 'mysql_database_query',
+      description:
+        'Executes a safe, read-only SQL SELECT query against a database. Rejects ' +
+        'non-SELECT statements, multi-statements and other destructive keywords.',
+    };
+    expect(hints(mysql)).toMatchObject(READ);
+    const purge = {
+      name: 'cleanup',
+      description: 'Permanently deletes old snapshots. Not available in read-only mode.',
+    };
+    expect(hints(purge)).toMatchObject(DESTRUCTIVE);
+  });
+
+  it('reads the opening verb with its objects', () => {
+    // Azure's kusto_query, smartbear's swagger_scan_api_standardization, reflect_run_test.
+    const kusto = { name: 'kusto', description: 'Executes a query against a Kusto cluster.' };
+    expect(hints(kusto)).toMatchObject(READ);
+    const scan = { name: 'standardization', description: 'Run a standardization scan.' };
+    expect(hints(scan)).toMatchObject(READ);
+    const test = { name: 'reflect_test', description: 'Run a reflect test.' };
+    expect(hints(test)).toMatchObject(ADDITIVE);
+    const code = { name: 'snippet', description: 'Runs a Playwright code snippet.' };
+    expect(hints(code)).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it('reads an output folder argument as writing files, even inside a params object', () => {
+    // CircleCI's download_usage_api_data wraps its arguments in `params`.
+    const tool = {
+      name: 'download_usage_api_data',
+      description: 'Downloads usage data and saves the CSV file.',
+      inputSchema: schema({
+        params: {
+          type: 'object',
+          properties: { orgId: { type: 'string' }, outputDir: { type: 'string' } },
+        },
+      }),
+    };
+    const { annotations, reasons } = inferAnnotations(tool);
+    expect(annotations.readOnlyHint).toBe(false);
+    expect(reasons['readOnlyHint']?.rule).toBe('output-argument');
+  });
+});
+
+describe('inferAnnotations: arguments read with the name', () => {
+  const httpMethod = schema({
+    method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+  });
+
+  it('reads HTTP methods as data of a request the tool stores, and as actions otherwise', () => {
+    // Postman's createCollectionRequest stores a request with a method; qase_api calls one.
+    expect(hints({ name: 'createCollectionRequest', inputSchema: httpMethod })).toMatchObject(
+      ADDITIVE,
+    );
+    expect(hints({ name: 'qase_api', inputSchema: httpMethod })).toMatchObject(DESTRUCTIVE);
+  });
+
+  it('reads an action argument of a reading tool as a filter', () => {
+    // GitLab's list_todos filters to-dos by the action that created them.
+    const filter = schema({
+      action: { type: 'string', enum: ['assigned', 'mentioned', 'merge_train_removed'] },
+    });
+    expect(hints({ name: 'list_todos', inputSchema: filter })).toMatchObject(READ);
+    const selector = schema({ action: { type: 'string', enum: ['list', 'delete'] } });
+    expect(hints({ name: 'n8n_executions', inputSchema: selector })).toMatchObject(DESTRUCTIVE);
+  });
+
+  it('reads a code argument as code only when its description says so', () => {
+    // Qase's `code` is a project code; Firecrawl's interact runs the code it is given.
+    const project = schema({ code: { type: 'string', description: 'Project code, e.g. DEMO.' } });
+    expect(hints({ name: 'qase_project_context', inputSchema: project })).toEqual({});
+    const script = schema({ code: { type: 'string', description: 'JavaScript code to run.' } });
+    expect(hints({ name: 'page_interact', inputSchema: script }).readOnlyHint).toBe(false);
+  });
+
+  it('reads "permanent" as a statement only when the description says something is permanent', () => {
+    // Paddle's create_product sells ebooks "with permanent rights".
+    const product = {
+      name: 'create_product',
+      description: 'Creates a product. Ebooks are sold with permanent rights for use.',
+    };
+    expect(hints(product)).toMatchObject(ADDITIVE);
+    const purge = {
+      name: 'purge_snapshots',
+      description: 'Removes snapshots. Deletion is permanent.',
+    };
+    expect(inferAnnotations(purge).reasons['destructiveHint']?.word).toBe('purge');
+    const statement = { name: 'snapshots_tool', description: 'Deletion is permanent.' };
+    expect(hints(statement)).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   });
 });
