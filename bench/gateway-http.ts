@@ -9,6 +9,9 @@
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-http.js
  *
  * Goal: p50 at most 1.15 times direct.
+ *
+ * `COMPARE_CLI=/other/checkout/dist/cli/main.js` adds that build's gateway to every round, so
+ * a change is compared with the code before it in one run rather than across noisy runs.
  */
 import type { ChildProcess } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -31,6 +34,7 @@ import {
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CALLS = Number(process.env['CALLS'] ?? 800);
 const WARMUP = 200;
+const COMPARE_CLI = process.env['COMPARE_CLI'];
 const BURST = 2000;
 
 interface Setup {
@@ -69,6 +73,16 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       [CLI, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
       'echo_echo',
     ),
+    ...(COMPARE_CLI === undefined
+      ? []
+      : [
+          await open(
+            'gateway (COMPARE_CLI)',
+            auto,
+            [COMPARE_CLI, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
+            'echo_echo',
+          ),
+        ]),
     await open(
       'gateway, SDK path',
       auto,
@@ -101,7 +115,7 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
     const p50 = median(setup.p50);
     const rate = median(setup.rate);
     console.log(
-      `${setup.label.padEnd(20)} ${fixed(p50 * 1000).padStart(7)} ${fixed(median(setup.p99) * 1000).padStart(8)} ${fixed(rate).padStart(12)}             ${fixed(p50 / median(direct.p50), 2).padStart(9)} ${fixed(rate / median(direct.rate), 2).padStart(18)}`,
+      `${setup.label.padEnd(22)} ${fixed(p50 * 1000).padStart(7)} ${fixed(median(setup.p99) * 1000).padStart(8)} ${fixed(rate).padStart(12)}             ${fixed(p50 / median(direct.p50), 2).padStart(9)} ${fixed(rate / median(direct.rate), 2).padStart(18)}`,
     );
   }
   for (const setup of setups) {

@@ -10,6 +10,9 @@
  *
  * Goals: p50 at most 1.5 times direct, throughput at least 0.6 of direct. The byte relay (one
  * extra process copying bytes, reading nothing) is the floor any relay pays.
+ *
+ * `COMPARE_CLI=/other/checkout/dist/cli/main.js` adds that build's gateway to every round, so
+ * a change is compared with the code before it in one run rather than across noisy runs.
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -32,6 +35,7 @@ import {
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CALLS = Number(process.env['CALLS'] ?? 1500);
 const WARMUP = 300;
+const COMPARE_CLI = process.env['COMPARE_CLI'];
 const BURST = 4000;
 
 interface Setup {
@@ -80,6 +84,16 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       'echo',
     ),
     await open('gateway', auto, [CLI, 'serve', '--config', config()], 'echo_echo'),
+    ...(COMPARE_CLI === undefined
+      ? []
+      : [
+          await open(
+            'gateway (COMPARE_CLI)',
+            auto,
+            [COMPARE_CLI, 'serve', '--config', config()],
+            'echo_echo',
+          ),
+        ]),
     // The audit log's inserts take CPU (on the store's own thread) that 2 cores share with
     // the client and the server: the same gateway without it shows how much.
     await open(
@@ -124,7 +138,7 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
     const typed = median(setup.typed);
     const rate = median(setup.rate);
     const cells = [
-      setup.label.padEnd(20),
+      setup.label.padEnd(22),
       fixed(p50 * 1000).padStart(7),
       fixed(median(setup.p99) * 1000).padStart(8),
       fixed(p50 / median(direct.p50), 2).padStart(11),

@@ -9,4 +9,6 @@ npm ci --no-audit --no-fund --loglevel=error
 source scripts/ensure-postgres.sh
 # shellcheck source=scripts/ensure-chromium.sh
 source scripts/ensure-chromium.sh
+# shellcheck source=scripts/ensure-conformance.sh
+source scripts/ensure-conformance.sh
 npm test

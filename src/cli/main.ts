@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerApprovals } from './commands/approvals.js';
 import { registerAudit } from './commands/audit.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerInfer } from './commands/infer.js';
 import { registerInit } from './commands/init.js';
 import { registerLint } from './commands/lint.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerApprovals(program);
   registerAudit(program);
   registerPins(program);
+  registerCompletion(program);
   return program;
 }
 

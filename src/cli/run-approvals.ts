@@ -16,7 +16,13 @@ export interface ApprovalsOptions extends StoreCommandOptions {
   readonly by?: string;
 }
 
-const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired'];
+const STATUSES: readonly ApprovalStatus[] = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'withdrawn',
+];
 
 /** `hintgate approvals list`. */
 export async function runApprovalsList(options: ApprovalsOptions): Promise<void> {

@@ -28,6 +28,7 @@ export async function withGateway<T>(
     const gateway = createGateway({
       store,
       config: loaded.config,
+      configFile: loaded.file,
       dataDir: loaded.dataDir,
       identity: { name: 'hintgate', version: VERSION },
       baseEnv: process.env,

@@ -127,7 +127,7 @@ export async function runInit(options: InitOptions): Promise<void> {
       from = `${count} server(s) from ${source.path}`;
     } else if (!consent) {
       say(
-        `${question.replace(' Import them?', '')} Not imported: run \`hintgate init --yes\` to import them.`,
+        `${question.replace(' Import them?', '')} Not imported: run \`npx hintgate init --yes --force\` to replace the starter config written now with them.`,
       );
     }
   }

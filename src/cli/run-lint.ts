@@ -30,6 +30,8 @@ import { writeOut } from './io.js';
 import { formatJson } from './output.js';
 import { VERSION } from './version.js';
 import { replicaServerConfig } from '../gateway/replicas.js';
+import type { ThroughHintgate } from './lint-through.js';
+import { filledText, throughHintgate } from './lint-through.js';
 
 /** Options of `hintgate lint`. */
 export interface LintOptions {
@@ -56,6 +58,11 @@ export interface ToolLint {
   readonly notes: readonly AnnotationNote[];
   /** Text in the definition that speaks to the model (a poisoned description). */
   readonly suspicious: readonly TextFinding[];
+  /**
+   * For a tool listed by a hintgate gateway: the tool behind it and the values hintgate filled
+   * in itself (with their source), which are not the downstream server's declarations.
+   */
+  readonly through?: ThroughHintgate;
 }
 
 /** Lints one server's tools and prints the findings; exit code 1 when there are errors or conflicts. */
@@ -68,7 +75,7 @@ export async function runLint(options: LintOptions): Promise<void> {
     );
   }
   const target = await lintTarget(options, timeoutMs);
-  const tools = await listTools(target, timeoutMs);
+  const { tools, gateway } = await listTools(target, timeoutMs);
   // An OpenAPI server's tools are inferred from their HTTP methods, as the catalog does.
   const infer = target.config.openapi === undefined ? undefined : inferOpenApiAnnotations;
   const results = tools.map((tool) => lintTool(tool, target.trust, infer));
@@ -80,7 +87,11 @@ export async function runLint(options: LintOptions): Promise<void> {
       formatJson({ server: target.name, tools: results, summary: summaryOf(results) }),
     );
   } else {
-    await writeOut(`${results.map(formatTool).join('\n')}\n${summaryLine(results)}\n`);
+    const none =
+      gateway && !hasServerTools(tools)
+        ? `\nthe gateway lists no tool of its servers: they are still starting or down (its log, <dataDir>/logs/gateway.log, says why); lint one with --config <file> --server <name>\n`
+        : '';
+    await writeOut(`${results.map(formatTool).join('\n')}\n${summaryLine(results)}\n${none}`);
   }
   if (errors > 0 || conflicts > 0 || suspicious > 0) process.exitCode = EXIT.findings;
 }
@@ -150,10 +161,14 @@ async function lintTarget(options: LintOptions, timeoutMs: number): Promise<Lint
   return { name: 'server', config: parsed.data, trust: 'untrusted', logDir: undefined };
 }
 
-async function listTools(target: LintTarget, timeoutMs: number): Promise<readonly JsonObject[]> {
+async function listTools(
+  target: LintTarget,
+  timeoutMs: number,
+): Promise<{ tools: readonly JsonObject[]; gateway: boolean }> {
   const temporary =
     target.logDir === undefined ? await mkdtemp(join(tmpdir(), 'hintgate-lint-')) : undefined;
   const logDir = temporary ?? target.logDir ?? tmpdir();
+  let listChanged: () => void = () => undefined;
   const server = new Downstream({
     name: target.name,
     config: target.config,
@@ -161,6 +176,7 @@ async function listTools(target: LintTarget, timeoutMs: number): Promise<readonl
     logDir,
     reconnect: false,
     baseEnv: process.env,
+    events: { listChanged: () => listChanged() },
   });
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -184,12 +200,37 @@ async function listTools(target: LintTarget, timeoutMs: number): Promise<readonl
         `could not list the tools of ${describeTarget(target)}: ${reason}${log}`,
       );
     }
-    return server.snapshot.tools;
+    // A gateway whose servers are still starting lists none of their tools yet: wait for its
+    // list_changed until one appears, within the timeout.
+    if (isGateway(server.snapshot.serverInfo)) {
+      const deadline = Date.now() + timeoutMs;
+      while (!hasServerTools(server.snapshot.tools) && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          const wait = setTimeout(resolve, deadline - Date.now());
+          listChanged = () => {
+            clearTimeout(wait);
+            resolve();
+          };
+        });
+      }
+    }
+    const gateway = isGateway(server.snapshot.serverInfo);
+    return { tools: server.snapshot.tools, gateway };
   } finally {
     clearTimeout(timer);
     await server.close();
     if (temporary !== undefined) await rm(temporary, { recursive: true, force: true });
   }
+}
+
+/** True for a hintgate gateway's serverInfo. */
+function isGateway(serverInfo: JsonObject | undefined): boolean {
+  return serverInfo?.['name'] === 'hintgate';
+}
+
+/** True when a listing holds a tool of a downstream server (not only hintgate's own). */
+function hasServerTools(tools: readonly JsonObject[]): boolean {
+  return tools.some((tool) => throughHintgate(tool, undefined)?.report.own === false);
 }
 
 function describeTarget(target: LintTarget): string {
@@ -203,25 +244,34 @@ export function lintTool(
   trust: Trust,
   infer?: (tool: JsonObject) => InferenceResult | undefined,
 ): ToolLint {
-  const name = typeof tool['name'] === 'string' ? tool['name'] : '(unnamed)';
-  const declared = isJsonObject(tool['annotations'])
+  const listedName = typeof tool['name'] === 'string' ? tool['name'] : '(unnamed)';
+  const listed = isJsonObject(tool['annotations'])
     ? (tool['annotations'] as ToolAnnotations)
     : undefined;
+  // Through a hintgate gateway the annotations are complete: only the fields whose source is
+  // `declared` are the server's; inference reads the tool's own name, not the prefixed one.
+  const through = throughHintgate(tool, listed);
+  const name = through?.name ?? listedName;
+  const declared = through === undefined ? listed : through.declared;
   const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
   const inference =
     infer?.(tool) ?? inferAnnotations({ name, description, inputSchema: tool['inputSchema'] });
-  const { errors, warnings } = validateAnnotations(declared ?? {});
+  // hintgate's own meta tools are not a downstream server's: nothing to report about them.
+  const own = through?.report.own === true;
+  const { errors, warnings } = own ? NO_FINDINGS : validateAnnotations(declared ?? {});
   const reasons: Record<string, string> = {};
   for (const [field, reason] of Object.entries(inference.reasons))
     if (reason !== undefined) reasons[field] = reason.text;
   return {
-    name,
+    name: listedName,
     declared: declared ?? null,
     inferred: inference.annotations,
     reasons,
     // On a tool declared read-only, destructive and idempotent have no meaning: not missing.
+    // Through hintgate every hint is there: those the server left out are in `through.filled`.
     missing: HINT_FIELDS.filter(
       (field) =>
+        through === undefined &&
         typeof declared?.[field] !== 'boolean' &&
         !(
           declared?.readOnlyHint === true &&
@@ -230,11 +280,14 @@ export function lintTool(
     ),
     errors,
     warnings,
-    conflicts: detectConflicts({ declared, inference, trust }),
-    notes: findDisagreements({ declared, inference, trust }),
+    conflicts: own ? [] : detectConflicts({ declared, inference, trust }),
+    notes: own ? [] : findDisagreements({ declared, inference, trust }),
     suspicious: lintDefinition(tool),
+    ...(through === undefined ? {} : { through: through.report }),
   };
 }
+
+const NO_FINDINGS = { errors: [], warnings: [] } as const;
 
 function lintDefinition(tool: JsonObject): TextFinding[] {
   const definition = toolDefinition(tool);
@@ -248,11 +301,18 @@ function formatTool(result: ToolLint): string {
       : Object.entries(annotations)
           .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
           .join(' ');
-  const lines = [
-    result.name,
-    `  declared:  ${pairs(result.declared)}`,
-    `  inferred:  ${pairs(result.inferred)}`,
-  ];
+  const through = result.through;
+  const lines =
+    through === undefined
+      ? [result.name, `  declared:  ${pairs(result.declared)}`]
+      : through.own
+        ? [`${result.name} (hintgate's own meta tool)`, `  declared:  ${pairs(result.declared)}`]
+        : [
+            `${result.name} (${through.namespacedName}, through hintgate)`,
+            `  declared:  ${pairs(result.declared)} (by server "${through.server}")`,
+            `  filled:    ${filledText(through)}`,
+          ];
+  lines.push(`  inferred:  ${pairs(result.inferred)}`);
   if (result.missing.length > 0) lines.push(`  missing:   ${result.missing.join(', ')}`);
   for (const error of result.errors) lines.push(`  error:     ${error.message}`);
   for (const warning of result.warnings) lines.push(`  warning:   ${warning.message}`);
@@ -264,6 +324,7 @@ function formatTool(result: ToolLint): string {
 }
 
 function summaryOf(results: readonly ToolLint[]) {
+  const through = results.filter((result) => result.through !== undefined);
   return {
     tools: results.length,
     complete: results.filter((result) => result.missing.length === 0).length,
@@ -273,10 +334,21 @@ function summaryOf(results: readonly ToolLint[]) {
     conflicts: results.reduce((sum, result) => sum + result.conflicts.length, 0),
     notes: results.reduce((sum, result) => sum + result.notes.length, 0),
     suspicious: results.reduce((sum, result) => sum + result.suspicious.length, 0),
+    ...(through.length === 0
+      ? {}
+      : {
+          throughHintgate: through.length,
+          filledByHintgate: through.reduce(
+            (sum, result) => sum + Object.keys(result.through?.filled ?? {}).length,
+            0,
+          ),
+        }),
   };
 }
 
 function summaryLine(results: readonly ToolLint[]): string {
   const s = summaryOf(results);
-  return `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s), ${s.notes} note(s), ${s.suspicious} suspicious text(s)`;
+  const line = `${s.tools} tool(s): ${s.complete} fully annotated, ${s.missingHints} missing hints, ${s.errors} error(s), ${s.warnings} warning(s), ${s.conflicts} conflict(s), ${s.notes} note(s), ${s.suspicious} suspicious text(s)`;
+  if (s.throughHintgate === undefined) return line;
+  return `${line}\n${s.throughHintgate} tool(s) listed by a hintgate gateway: checked as their servers declared them; ${s.filledByHintgate} value(s) filled in by hintgate (its own sources, not findings)`;
 }

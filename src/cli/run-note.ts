@@ -8,10 +8,13 @@ import { formatJson, formatTable } from './output.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { withStore } from './store-access.js';
 import { formatRef, parseToolArgument, say } from './store-commands.js';
+import { checkedWrite, reportCheck } from './tool-check.js';
 
 /** Options of the `note` subcommands. */
 export interface NoteOptions extends StoreCommandOptions {
   readonly json?: boolean;
+  /** `note add`: refuse a tool that does not exist, or that cannot be checked. */
+  readonly strict?: boolean;
 }
 
 /** `hintgate note add <toolset> <tool> <name> <text...>`. */
@@ -23,13 +26,20 @@ export async function runNoteAdd(
   options: NoteOptions,
 ): Promise<void> {
   const ref = parseToolArgument(tool);
-  const result = await withStore(options, (store) =>
-    store.addNotes(toolset, ref, [{ name, note: text.join(' ') }]),
+  const outcome = await withStore(options, (store) =>
+    checkedWrite(store, [{ kind: 'tool', ref }], options.strict === true, () =>
+      store.addNotes(toolset, ref, [{ name, note: text.join(' ') }]),
+    ),
   );
-  if (options.json === true) return writeOut(formatJson(result));
-  for (const note of result.added)
-    say(`added note "${note.name}" to ${formatRef(ref)} in "${toolset}"`);
-  for (const skip of result.skipped) say(`warning: ${skip.warning}`);
+  const result = outcome.value;
+  if (options.json === true) {
+    await writeOut(formatJson(result));
+  } else {
+    for (const note of result.added)
+      say(`added note "${note.name}" to ${formatRef(ref)} in "${toolset}"`);
+    for (const skip of result.skipped) say(`warning: ${skip.warning}`);
+  }
+  reportCheck(outcome, say);
 }
 
 /** `hintgate note edit <toolset> <tool> <name> <text...>`. */
@@ -120,19 +130,27 @@ export async function runNoteImport(
   options: NoteOptions,
 ): Promise<void> {
   const groups = parseNotes(await readInput(file), file ?? 'standard input');
-  const outcome = await withStore(options, async (store) => {
-    let added = 0;
-    const warnings: string[] = [];
-    for (const group of groups) {
-      const result = await store.addNotes(toolset, group.tool, group.notes);
-      added += result.added.length;
-      warnings.push(...result.skipped.map((skip) => skip.warning));
-    }
-    return { added, warnings };
-  });
-  if (options.json === true) return writeOut(formatJson(outcome));
-  say(`imported ${outcome.added} note(s) into "${toolset}"`);
-  for (const warning of outcome.warnings) say(`warning: ${warning}`);
+  const targets = groups.map((group) => ({ kind: 'tool' as const, ref: group.tool }));
+  const checked = await withStore(options, (store) =>
+    checkedWrite(store, targets, options.strict === true, async () => {
+      let added = 0;
+      const warnings: string[] = [];
+      for (const group of groups) {
+        const result = await store.addNotes(toolset, group.tool, group.notes);
+        added += result.added.length;
+        warnings.push(...result.skipped.map((skip) => skip.warning));
+      }
+      return { added, warnings };
+    }),
+  );
+  const outcome = checked.value;
+  if (options.json === true) {
+    await writeOut(formatJson(outcome));
+  } else {
+    say(`imported ${outcome.added} note(s) into "${toolset}"`);
+    for (const warning of outcome.warnings) say(`warning: ${warning}`);
+  }
+  reportCheck(checked, say);
 }
 
 function parseNotes(text: string, where: string): { tool: ToolRef; notes: ToolNote[] }[] {

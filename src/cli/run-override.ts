@@ -6,12 +6,15 @@ import { formatJson, formatTable } from './output.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { withStore } from './store-access.js';
 import { formatRef, parseToolArgument, say } from './store-commands.js';
+import { checkedWrite, reportCheck } from './tool-check.js';
 
 /** Options of the `override` subcommands. */
 export interface OverrideOptions extends StoreCommandOptions {
   readonly json?: boolean;
   /** Inside this toolset; global when absent. */
   readonly toolset?: string;
+  /** `override set`: refuse a tool that does not exist, or that cannot be checked. */
+  readonly strict?: boolean;
 }
 
 function scopeOf(options: OverrideOptions): { toolset?: string } {
@@ -30,11 +33,15 @@ export async function runOverrideSet(
 ): Promise<void> {
   const ref = parseToolArgument(tool);
   const annotations = parseAssignments(assignments);
-  const saved = await withStore(options, (store) =>
-    store.setOverride(ref, annotations, scopeOf(options)),
+  const outcome = await withStore(options, (store) =>
+    checkedWrite(store, [{ kind: 'tool', ref }], options.strict === true, () =>
+      store.setOverride(ref, annotations, scopeOf(options)),
+    ),
   );
-  if (options.json === true) return writeOut(formatJson(saved));
-  say(`override of ${formatRef(ref)} ${where(options)}: ${JSON.stringify(saved.annotations)}`);
+  const saved = outcome.value;
+  if (options.json === true) await writeOut(formatJson(saved));
+  else say(`override of ${formatRef(ref)} ${where(options)}: ${JSON.stringify(saved.annotations)}`);
+  reportCheck(outcome, say);
 }
 
 /** `hintgate override unset <tool> [field...]`. */

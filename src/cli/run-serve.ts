@@ -1,8 +1,9 @@
 import { dirname } from 'node:path';
+import type { LoadedConfig } from '../config/load.js';
 import type { Hono } from 'hono';
 import { PrincipalDirectory } from '../gateway/access.js';
 import { createGateway } from '../gateway/gateway.js';
-import type { AdminServer } from '../http/admin.js';
+import type { AdminCatalog, AdminServer } from '../http/admin.js';
 import type { HttpListener } from '../http/listen.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
 import type { StdioFront } from '../front/stdio.js';
@@ -10,6 +11,8 @@ import { serveFrontStdio } from '../front/stdio.js';
 import { RemoteStore } from '../store/remote.js';
 import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
+import { messageFor } from './exit.js';
+import { openStatusLog } from './status-log.js';
 import { VERSION } from './version.js';
 
 /** Options of `hintgate serve`. */
@@ -31,19 +34,37 @@ export interface ServeOptions {
   readonly fastPath: boolean;
 }
 
-function say(line: string): void {
-  process.stderr.write(`hintgate: ${line}\n`);
-}
-
 /**
  * Runs the gateway until SIGINT, SIGTERM or the stdio client leaving: every server started at
- * once, the stdio and/or HTTP fronts, then every server's process group ended.
+ * once, the stdio and/or HTTP fronts, then every server's process group ended. Status lines
+ * go to stderr and, once the data directory is known, to `<dataDir>/logs/gateway.log`.
  */
 export async function runServe(options: ServeOptions): Promise<void> {
   const loaded = await loadCliConfig(options.config, {
     documents: true,
     dataDir: options.dataDir,
   });
+  const statusLog = openStatusLog(loaded.dataDir, {
+    onError: (message) => process.stderr.write(`hintgate: ${message}\n`),
+  });
+  const say = (line: string): void => {
+    process.stderr.write(`hintgate: ${line}\n`);
+    statusLog.write(line);
+  };
+  say(`hintgate ${VERSION} serving ${loaded.file}; data directory ${loaded.dataDir}`);
+  try {
+    await serve(options, loaded, say);
+  } catch (error) {
+    statusLog.write(`stopped: ${messageFor(error)}`);
+    throw error;
+  }
+}
+
+async function serve(
+  options: ServeOptions,
+  loaded: LoadedConfig,
+  say: (line: string) => void,
+): Promise<void> {
   const { config } = loaded;
   const listenAt = options.http ?? (options.stdio === true ? undefined : config.http.listen);
   const useStdio = options.stdio === true || listenAt === undefined;
@@ -78,6 +99,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
               ? (options.token ?? process.env['HINTGATE_TOKEN'] ?? config.http.token)
               : http.readTokenFile(options.tokenFile, process.cwd(), '--token-file'),
           tokens: namedTokens,
+          uiToken: process.env['HINTGATE_UI_TOKEN'] ?? config.http.uiToken,
           ...(resource === undefined
             ? {}
             : { verifier: resource.verify, challenge: resource.challenge }),
@@ -98,22 +120,55 @@ export async function runServe(options: ServeOptions): Promise<void> {
   // The embedded store is this process's alone: the CLI reaches it through a loopback admin
   // endpoint recorded in the lock file. (PostgreSQL: the CLI opens the database itself.)
   let admin: AdminServer | undefined;
+  // The CLI checks tools it is told about against this gateway's catalog, once it has one.
+  const catalog: { of?: () => AdminCatalog } = {};
   if (store.kind === 'pglite' && !(store instanceof RemoteStore)) {
     try {
-      admin = await (await import('../http/admin.js')).startAdminServer(store);
+      admin = await (
+        await import('../http/admin.js')
+      ).startAdminServer(store, { catalog: () => catalog.of?.() });
     } catch (error) {
       await store.close();
       throw error;
     }
   }
+  // Where a person decides a waiting call, for the log line that announces it: the CLI on
+  // this config (and data directory), and the dashboard once HTTP serves it.
+  let dashboardAt: string | undefined;
+  const cliArgs = [
+    `--config ${shellWord(loaded.file)}`,
+    ...(options.dataDir === undefined ? [] : [`--data-dir ${shellWord(options.dataDir)}`]),
+    ...(options.store === undefined ? [] : ['--store <the same store>']),
+  ].join(' ');
+  const whereToApprove = (id: string): string => {
+    const command = `with "hintgate approvals approve ${id} ${cliArgs}" (or deny)`;
+    return dashboardAt === undefined
+      ? command
+      : `in the dashboard at ${dashboardAt}/approvals or ${command}`;
+  };
   const gateway = createGateway({
     config,
+    configFile: loaded.file,
+    whereToApprove,
     dataDir: loaded.dataDir,
     store,
     identity: { name: 'hintgate', version: VERSION },
     baseEnv: process.env,
     log: say,
     principals,
+  });
+  catalog.of = () => ({
+    servers: gateway.servers.all().map((server) => ({
+      name: server.name,
+      state: server.status.state,
+      ...(server.status.state === 'down' ? { reason: server.status.reason } : {}),
+    })),
+    tools: gateway.catalog.entries().map((entry) => ({
+      server: entry.server,
+      namespacedName: entry.namespacedName,
+      flattenedName: entry.flattenedName,
+      refId: entry.refId,
+    })),
   });
   const started = gateway.start();
 
@@ -172,10 +227,13 @@ export async function runServe(options: ServeOptions): Promise<void> {
         address.port,
       );
       say(`listening on ${listener.url}${security.authRequired ? '' : ' (no auth)'}`);
-      say(`dashboard at ${listener.url.replace(/\/mcp$/, '/ui')}`);
+      dashboardAt = listener.url.replace(/\/mcp$/, '/ui');
+      say(`dashboard at ${dashboardAt}`);
     }
   } catch (error) {
     await gateway.close();
+    // The start still loading the toolsets would otherwise read a store closed under it.
+    await started.catch(() => undefined);
     await admin?.close();
     await store.close();
     throw error;
@@ -190,20 +248,33 @@ export async function runServe(options: ServeOptions): Promise<void> {
       onerror: (error) => say(`stdio: ${error.message}`),
     });
   }
-  void started.then(() => {
-    const servers = gateway.servers.all();
-    const up = servers.filter((server) => server.status.state === 'up').length;
-    say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);
-  });
+  // A config that fails only once the servers have listed (two servers' names meet) ends
+  // the gateway like a config that fails to load.
+  const failed = started.then(
+    () => {
+      const servers = gateway.servers.all();
+      const up = servers.filter((server) => server.status.state === 'up').length;
+      say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);
+      return new Promise<never>(() => undefined);
+    },
+    (error: unknown) => error,
+  );
 
   const why = await Promise.race([
     ended,
     stdio === undefined
       ? new Promise<string>(() => undefined)
       : stdio.closed.then(() => 'stdin closed'),
+    failed,
   ]);
-  await shutdown(why);
+  await shutdown(typeof why === 'string' ? why : 'the config cannot be served');
   // Nothing should be left, but never hang on a stray handle once everything is closed.
   setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
   if (stdio !== undefined) process.stdin.destroy();
+  if (typeof why !== 'string') throw why;
+}
+
+/** A word a POSIX shell reads back as itself (single-quoted when it needs to be). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,5 +1,6 @@
 import { HintgateError } from '../core/errors.js';
 import { HINT_FIELDS } from '../core/annotations/types.js';
+import type { Decision } from '../core/policy/decide.js';
 import type { CatalogEntry, ListedToolMeta } from '../gateway/catalog-entry.js';
 import { TOOL_META_KEY, toolMeta } from '../gateway/catalog-entry.js';
 import { describeDown } from '../gateway/servers.js';
@@ -29,10 +30,11 @@ export async function runTools(options: ToolsOptions): Promise<void> {
   await withGateway(options, async (gateway) => {
     const servers = gateway.servers.all();
     const view = await gateway.toolsets.viewOf(options.toolset);
+    const decisionOf = (entry: CatalogEntry): Decision => gateway.calls.decisionFor(entry);
     await writeOut(
       options.json === true
-        ? formatJson(toolsJson(servers, view))
-        : toolsTable(servers, view, options.explain === true),
+        ? formatJson(toolsJson(servers, view, decisionOf))
+        : toolsTable(servers, view, decisionOf, options.explain === true),
     );
     const down = servers.filter((server) => server.status.state !== 'up');
     if (down.length > 0) {
@@ -75,7 +77,46 @@ function dynamicCell(entry: CatalogEntry): string {
     .join(', ');
 }
 
-function toolsTable(servers: readonly Downstream[], view: ToolView, explain: boolean): string {
+/**
+ * What policy does with a call of the tool, in a cell: empty when it is allowed, `confirm`
+ * (the client is asked, else the approval queue), `approval queue` (only a person in the
+ * queue), `denied`; `(per call)` for a dynamic tool, whose calls may ask less.
+ */
+function policyCell(entry: CatalogEntry, decision: Decision): string {
+  const text =
+    decision.kind === 'allow'
+      ? ''
+      : decision.kind === 'deny'
+        ? 'denied'
+        : decision.channel === 'queue'
+          ? 'approval queue'
+          : 'confirm';
+  return text !== '' && entry.dynamic !== undefined ? `${text} (per call)` : text;
+}
+
+/** One line counting the tools policy will ask about, queue or refuse. */
+function policySummary(entries: readonly CatalogEntry[], decisionOf: DecisionOf): string {
+  let confirm = 0;
+  let queue = 0;
+  let denied = 0;
+  for (const entry of entries) {
+    const decision = decisionOf(entry);
+    if (decision.kind === 'deny') denied++;
+    else if (decision.kind === 'confirm' && decision.channel === 'queue') queue++;
+    else if (decision.kind === 'confirm') confirm++;
+  }
+  if (confirm + queue + denied === 0) return 'policy: every tool is called without asking';
+  return `policy: ${confirm} tool(s) confirm (the client is asked when it can answer, else the approval queue), ${queue} only through the approval queue, ${denied} denied; --explain says why`;
+}
+
+type DecisionOf = (entry: CatalogEntry) => Decision;
+
+function toolsTable(
+  servers: readonly Downstream[],
+  view: ToolView,
+  decisionOf: DecisionOf,
+  explain: boolean,
+): string {
   const entries = view.entries;
   const overridden = entries.some((entry) => listedMeta(entry).overrides !== undefined);
   const dynamic = entries.some((entry) => entry.dynamic !== undefined);
@@ -84,6 +125,7 @@ function toolsTable(servers: readonly Downstream[], view: ToolView, explain: boo
     { heading: 'server', cell: (entry) => entry.server },
     { heading: 'hints', cell: hintBadges },
     { heading: 'title', cell: (entry) => String(entry.effective.annotations.title ?? '') },
+    { heading: 'policy', cell: (entry) => policyCell(entry, decisionOf(entry)) },
     ...(overridden ? [{ heading: 'overrides', cell: overrideCell }] : []),
     ...(dynamic ? [{ heading: 'dynamic', cell: dynamicCell }] : []),
   ]);
@@ -91,7 +133,14 @@ function toolsTable(servers: readonly Downstream[], view: ToolView, explain: boo
     view.toolsetName === undefined
       ? []
       : [`toolset ${view.toolsetName}: ${entries.length} tool(s)`];
-  const lines = [...heading, entries.length === 0 ? '(no tools)' : table, '', BADGE_LEGEND, ''];
+  const lines = [
+    ...heading,
+    entries.length === 0 ? '(no tools)' : table,
+    '',
+    BADGE_LEGEND,
+    policySummary(entries, decisionOf),
+    '',
+  ];
   for (const server of servers) {
     const status = server.status;
     if (status.state === 'up') {
@@ -123,8 +172,12 @@ function toolsTable(servers: readonly Downstream[], view: ToolView, explain: boo
       const meta = toolMeta(entry);
       const reasons = Object.entries(meta.reasons);
       const why = meta.dynamic?.why ?? [];
-      if (reasons.length === 0 && why.length === 0) continue;
+      const decision = decisionOf(entry);
+      if (reasons.length === 0 && why.length === 0 && decision.kind === 'allow') continue;
       lines.push(`${entry.flattenedName}:`);
+      if (decision.kind !== 'allow') {
+        lines.push(`  ${policyCell(entry, decision)}: ${decision.reason}`);
+      }
       for (const [field, reason] of reasons) {
         lines.push(`  ${field} (${meta.sources[field] ?? '?'}): ${reason}`);
       }
@@ -138,7 +191,11 @@ function toolsTable(servers: readonly Downstream[], view: ToolView, explain: boo
   return `${lines.join('\n')}\n`;
 }
 
-function toolsJson(servers: readonly Downstream[], view: ToolView): unknown {
+function toolsJson(
+  servers: readonly Downstream[],
+  view: ToolView,
+  decisionOf: DecisionOf,
+): unknown {
   return {
     servers: servers.map((server) => ({
       name: server.name,
@@ -169,8 +226,18 @@ function toolsJson(servers: readonly Downstream[], view: ToolView): unknown {
         overrides: listed.overrides ?? {},
         notes: listed.notes ?? [],
         dynamic: meta.dynamic ?? null,
+        policy: policyJson(decisionOf(entry)),
       };
     }),
     orphans: view.orphans,
+  };
+}
+
+/** A decision as `tools --json` gives it. */
+function policyJson(decision: Decision): Record<string, unknown> {
+  return {
+    decision: decision.kind,
+    ...(decision.kind === 'confirm' ? { channel: decision.channel } : {}),
+    reason: decision.reason,
   };
 }

@@ -2,14 +2,18 @@ import { writeFile } from 'node:fs/promises';
 import { HintgateError } from '../core/errors.js';
 import type { Orphans } from '../gateway/toolsets/resolve.js';
 import { describeMember } from '../gateway/toolsets/resolve.js';
-import type { Store } from '../store/store.js';
+import type { Store, ToolsetDocument } from '../store/store.js';
+import { parseToolsetDocument } from '../store/store.js';
 import type { Toolset, ToolsetMember } from '../store/types.js';
+import { configuredDefaultOf, describeDefault } from './default-toolset.js';
 import { readInput, writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';
 import { withCatalog } from './run-catalog.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { withStore } from './store-access.js';
 import { formatRef, parseToolArgument, say } from './store-commands.js';
+import type { CheckTarget } from './tool-check.js';
+import { checkedWrite, memberTargets, reportCheck } from './tool-check.js';
 
 /** Options of the `toolset` subcommands. */
 export interface ToolsetOptions extends StoreCommandOptions {
@@ -18,9 +22,13 @@ export interface ToolsetOptions extends StoreCommandOptions {
 
 /** `hintgate toolset list`. */
 export async function runToolsetList(options: ToolsetOptions): Promise<void> {
-  const list = await withStore(options, (store) => store.listToolsets());
+  const { list, chosen } = await withStore(options, async (store) => ({
+    list: await store.listToolsets(),
+    chosen: await store.getDefaultToolset(),
+  }));
   if (options.json === true) return writeOut(formatJson(list));
   if (list.length === 0) return writeOut('(no toolsets)\n');
+  const configured = await configuredDefaultOf(options);
   return writeOut(
     `${formatTable(list, [
       { heading: 'toolset', cell: (row) => row.name },
@@ -29,7 +37,7 @@ export async function runToolsetList(options: ToolsetOptions): Promise<void> {
       { heading: 'overrides', cell: (row) => String(row.overrideCount), right: true },
       { heading: 'rules', cell: (row) => String(row.ruleCount), right: true },
       { heading: 'description', cell: (row) => oneLine(row.description) },
-    ])}\n`,
+    ])}\n\n${describeDefault(chosen, configured)}\n`,
   );
 }
 
@@ -96,18 +104,24 @@ export function orphanLines(orphans: Orphans): string[] {
   return lines;
 }
 
-/** Options of `hintgate toolset create`. */
-export interface ToolsetCreateOptions extends ToolsetOptions {
-  readonly description?: string;
+/** Options of the commands that name members: `--tool` and `--server`, repeatable. */
+export interface ToolsetMembersOptions extends ToolsetOptions {
   /** `--tool server.tool` or a refId, repeatable. */
   readonly tool?: readonly string[];
   /** `--server name`, repeatable. */
   readonly server?: readonly string[];
+  /** Refuse a tool or server that does not exist, or that cannot be checked. */
+  readonly strict?: boolean;
 }
 
-/** `hintgate toolset create <name>`. */
-export async function runToolsetCreate(name: string, options: ToolsetCreateOptions): Promise<void> {
-  const members: ToolsetMember[] = [
+/** Options of `hintgate toolset create`. */
+export interface ToolsetCreateOptions extends ToolsetMembersOptions {
+  readonly description?: string;
+}
+
+/** The members `--tool` and `--server` name, in that order. */
+export function membersFrom(options: ToolsetMembersOptions): ToolsetMember[] {
+  return [
     ...(options.tool ?? []).map((value): ToolsetMember => {
       const ref = parseToolArgument(value);
       return ref.refId === undefined
@@ -116,21 +130,84 @@ export async function runToolsetCreate(name: string, options: ToolsetCreateOptio
     }),
     ...(options.server ?? []).map((server): ToolsetMember => ({ kind: 'server', server })),
   ];
-  const toolset = await withStore(options, (store) =>
-    store.createToolset({
-      name,
-      ...(options.description === undefined ? {} : { description: options.description }),
-      members,
-    }),
+}
+
+/**
+ * `hintgate toolset create <name>`: members are checked against a running gateway's catalog
+ * first (a warning for one that does not exist; `--strict` refuses).
+ */
+export async function runToolsetCreate(name: string, options: ToolsetCreateOptions): Promise<void> {
+  const members = membersFrom(options);
+  const outcome = await withStore(options, (store) =>
+    checkedWrite(store, memberTargets(members), options.strict === true, () =>
+      store.createToolset({
+        name,
+        ...(options.description === undefined ? {} : { description: options.description }),
+        members,
+      }),
+    ),
   );
-  if (options.json === true) return writeOut(formatJson(toolset));
-  say(`created toolset "${toolset.name}" with ${toolset.members.length} member(s)`);
+  const toolset = outcome.value;
+  if (options.json === true) await writeOut(formatJson(toolset));
+  else say(`created toolset "${toolset.name}" with ${toolset.members.length} member(s)`);
+  reportCheck(outcome, say);
+}
+
+/** `hintgate toolset add <name>`: appends members (checked like `create`'s). */
+export async function runToolsetAdd(name: string, options: ToolsetMembersOptions): Promise<void> {
+  const members = requireMembers(options);
+  const outcome = await withStore(options, async (store) => {
+    await requireToolset(store, name);
+    return checkedWrite(store, memberTargets(members), options.strict === true, () =>
+      store.addMembers(name, members),
+    );
+  });
+  if (options.json === true) await writeOut(formatJson(outcome.value));
+  else say(`toolset "${name}" has ${outcome.value.members.length} member(s)`);
+  reportCheck(outcome, say);
+}
+
+/** `hintgate toolset remove <name>`: removes members (those not in the toolset are ignored). */
+export async function runToolsetRemove(
+  name: string,
+  options: ToolsetMembersOptions,
+): Promise<void> {
+  const members = requireMembers(options);
+  const toolset = await withStore(options, async (store) => {
+    const before = await requireToolset(store, name);
+    const after = await store.removeMembers(name, members);
+    return { after, removed: before.members.length - after.members.length };
+  });
+  if (options.json === true) return writeOut(formatJson(toolset.after));
+  say(
+    `removed ${toolset.removed} member(s) of "${name}"; ${toolset.after.members.length} left${toolset.removed < members.length ? ' (the others were not members)' : ''}`,
+  );
+}
+
+function requireMembers(options: ToolsetMembersOptions): ToolsetMember[] {
+  const members = membersFrom(options);
+  if (members.length === 0) {
+    throw new HintgateError(
+      'INPUT_INVALID',
+      'name members with --tool <server.tool> or --server <name>',
+    );
+  }
+  return members;
 }
 
 /** `hintgate toolset delete <name>`. */
 export async function runToolsetDelete(name: string, options: ToolsetOptions): Promise<void> {
-  await withStore(options, (store) => store.deleteToolset(name));
+  const wasDefault = await withStore(options, async (store) => {
+    const chosen = await store.getDefaultToolset();
+    await store.deleteToolset(name);
+    return chosen?.kind === 'toolset' && chosen.name === name;
+  });
   say(`deleted toolset "${name}" with its notes and overrides`);
+  if (wasDefault) {
+    say(
+      'it was the default toolset: sessions that have not chosen one now see every tool (hintgate toolset equip <name> chooses another)',
+    );
+  }
 }
 
 /** Options of `hintgate toolset export`. */
@@ -151,6 +228,7 @@ export async function runToolsetExport(name: string, options: ToolsetExportOptio
 export interface ToolsetImportOptions extends ToolsetOptions {
   readonly name?: string;
   readonly replace?: boolean;
+  readonly strict?: boolean;
 }
 
 /** `hintgate toolset import [file]`: a document written by export (or by hand). */
@@ -168,17 +246,46 @@ export async function runToolsetImport(
       `${file ?? 'standard input'}: not JSON: ${(error as Error).message}`,
     );
   }
-  const result = await withStore(options, (store) =>
-    store.importToolset(document, {
-      ...(options.name === undefined ? {} : { name: options.name }),
-      ...(options.replace === true ? { replace: true } : {}),
-    }),
+  // Checked as written: what the document's members, notes and overrides refer to.
+  const outcome = await withStore(options, (store) =>
+    checkedWrite(store, documentTargets(document), options.strict === true, () =>
+      store.importToolset(document, {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(options.replace === true ? { replace: true } : {}),
+      }),
+    ),
   );
-  if (options.json === true) return writeOut(formatJson(result));
+  const result = outcome.value;
   const { toolset } = result;
-  say(
-    `${result.replaced ? 'replaced' : 'imported'} toolset "${toolset.name}": ${toolset.members.length} member(s), ${toolset.notes.length} note(s), ${toolset.overrides.length} override(s), ${toolset.rules.length} rule(s)`,
-  );
+  if (options.json === true) await writeOut(formatJson(result));
+  else
+    say(
+      `${result.replaced ? 'replaced' : 'imported'} toolset "${toolset.name}": ${toolset.members.length} member(s), ${toolset.notes.length} note(s), ${toolset.overrides.length} override(s), ${toolset.rules.length} rule(s)`,
+    );
+  reportCheck(outcome, say);
+}
+
+/** What a toolset document refers to, each once; nothing when it is not a valid document. */
+function documentTargets(document: unknown): CheckTarget[] {
+  let parsed: ToolsetDocument;
+  try {
+    parsed = parseToolsetDocument(document);
+  } catch {
+    return []; // importToolset says what is wrong with it
+  }
+  const seen = new Set<string>();
+  const targets: CheckTarget[] = [];
+  const add = (target: CheckTarget): void => {
+    const key = JSON.stringify(target);
+    if (seen.has(key)) return;
+    seen.add(key);
+    targets.push(target);
+  };
+  for (const target of memberTargets(parsed.members)) add(target);
+  for (const item of [...(parsed.notes ?? []), ...(parsed.overrides ?? [])]) {
+    add({ kind: 'tool', ref: item.tool });
+  }
+  return targets;
 }
 
 /** The toolset, or NOT_FOUND naming the ones there are. */

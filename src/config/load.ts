@@ -3,7 +3,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { HintgateError } from '../core/errors.js';
-import { withoutClientKeys } from './client-files.js';
+import { clientDataDir, isClientFile, userDataDir, withoutClientKeys } from './client-files.js';
 import type { ConfigIssue } from './issues.js';
 import { policyReferenceIssues } from './policy-schema.js';
 import type { Config } from './schema.js';
@@ -39,6 +39,8 @@ export interface LoadConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** A data directory replacing the file's `dataDir` (relative to the working directory). */
   readonly dataDir?: string | undefined;
+  /** Where the user's data folder is, for a client's own file (default: this platform). */
+  readonly platform?: NodeJS.Platform;
 }
 
 /**
@@ -63,8 +65,15 @@ export async function loadConfig(path: string, options: LoadConfigOptions): Prom
 /** Like {@link loadConfig}, from text already read. */
 export function parseConfig(text: string, file: string, options: LoadConfigOptions): LoadedConfig {
   const issues: ConfigIssue[] = [];
-  const raw = withoutClientKeys(parseText(text, file), issues);
-  const builtIn = builtInVariables(raw, file, options.dataDir);
+  const parsedText = parseText(text, file);
+  const raw = withoutClientKeys(parsedText, issues);
+  const builtIn = builtInVariables(raw, file, {
+    override: options.dataDir,
+    // A client's own file keeps no data beside it: a folder of the user's holds it.
+    clientDir: isClientFile(file, parsedText)
+      ? userDataDir(options.env, options.platform ?? process.platform)
+      : undefined,
+  });
   const expanded = expandEnvironment(raw, { ...options.env, ...builtIn }, issues);
   const parsed = configSchema.safeParse(expanded);
   if (!parsed.success) issues.push(...parsed.error.issues.map(toConfigIssue));
@@ -87,17 +96,24 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
  * the directory of the config file, and `${HINTGATE_DATA_DIR}`, its data directory (both
  * absolute), for servers that resolve paths against their own install folder.
  */
-function builtInVariables(raw: unknown, file: string, override: string | undefined) {
+function builtInVariables(
+  raw: unknown,
+  file: string,
+  { override, clientDir }: { override: string | undefined; clientDir: string | undefined },
+) {
   const configDir = dirname(file);
-  const given = isRecord(raw) && typeof raw['dataDir'] === 'string' ? raw['dataDir'] : '.hintgate';
+  const set = isRecord(raw) && typeof raw['dataDir'] === 'string' ? raw['dataDir'] : undefined;
+  const given = set ?? '.hintgate';
   return {
     HINTGATE_CONFIG_DIR: configDir,
     HINTGATE_DATA_DIR:
       override !== undefined
         ? resolve(override)
-        : isAbsolute(given)
-          ? given
-          : resolve(configDir, given),
+        : set === undefined && clientDir !== undefined
+          ? clientDataDir(file, clientDir)
+          : isAbsolute(given)
+            ? given
+            : resolve(configDir, given),
   };
 }
 

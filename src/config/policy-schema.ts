@@ -28,7 +28,10 @@ const ruleFields = {
   deny: z.boolean().optional(),
   /** The sentence a denied or unapproved call answers with, instead of the default. */
   message: z.string().min(1).max(2000).optional(),
-  /** How long a call waits in the approval queue before it is expired (denied). */
+  /**
+   * How long a call waits for a person (the approval queue, or the client's confirmation)
+   * before it is expired (refused), for every client; unset, `waiting` decides by client.
+   */
   approvalTimeoutMs: z.number().int().positive().max(MAX_APPROVAL_TIMEOUT_MS).optional(),
   /** Ask the client (elicitation, or `input_required` for 2026 clients) when it can answer. */
   elicitation: z.boolean().optional(),
@@ -158,6 +161,36 @@ const auditSchema = z.strictObject({
     .default('omit'),
 });
 
+/**
+ * Calls that wait (for a person's approval, a rate limit's turn, a server that says nothing)
+ * while their client waits too: MCP clients give up on a request after a timeout of their
+ * own (60 s in the MCP SDK and the Inspector) unless progress restarts it.
+ */
+const waitingSchema = z.strictObject({
+  /**
+   * A client that sent a progress token hears a progress notification at least this often
+   * while its call waits, so one that restarts its timeout on progress keeps waiting; 0 for
+   * none.
+   */
+  progressMs: z.number().int().nonnegative().max(MAX_TIMEOUT_MS).default(5_000),
+  /**
+   * How long a call waits for a person when its client cannot be kept waiting (no progress
+   * token): under the 60 s request timeout of the MCP SDK and the Inspector, so the client
+   * reads the refusal instead of timing out.
+   */
+  approvalTimeoutMs: z.number().int().positive().max(MAX_APPROVAL_TIMEOUT_MS).default(50_000),
+  /**
+   * How long a call waits for a person when its client is kept waiting by progress, or does
+   * not wait at all (a 2026 client asked with `input_required`, `waitForApproval: false`).
+   */
+  keptAliveApprovalTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_APPROVAL_TIMEOUT_MS)
+    .default(300_000),
+});
+
 const requestStateSchema = z.strictObject({
   /**
    * The key signing the `requestState` of confirmation rounds (2026 clients). Give the same
@@ -175,7 +208,8 @@ export const policySchema = z.strictObject({
   requireApprovalQueue: z.boolean().default(false),
   deny: z.boolean().default(false),
   message: z.string().min(1).max(2000).optional(),
-  approvalTimeoutMs: z.number().int().positive().max(MAX_APPROVAL_TIMEOUT_MS).default(120_000),
+  /** Set: how long every call waits for a person. Unset: as `waiting` says for its client. */
+  approvalTimeoutMs: z.number().int().positive().max(MAX_APPROVAL_TIMEOUT_MS).optional(),
   elicitation: z.boolean().default(true),
   waitForApproval: z.boolean().default(true),
   /** Rules per server, by server name. */
@@ -192,6 +226,7 @@ export const policySchema = z.strictObject({
   routing: routingSchema.default(routingSchema.parse({})),
   audit: auditSchema.default(auditSchema.parse({})),
   requestState: requestStateSchema.default(requestStateSchema.parse({})),
+  waiting: waitingSchema.default(waitingSchema.parse({})),
   /**
    * Every step but resolve, annotate and forward passes calls straight through (no
    * confirmation, cache, retry, rate limit, routing or audit): for measuring the pipeline.

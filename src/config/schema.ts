@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { NamePrefix } from '../core/refs/names.js';
 import { PRINCIPAL_NAME, accessSchema } from './access-schema.js';
 import { annotationsSchema } from './annotations-schema.js';
 import { dynamicSchema, serverDynamicSchema } from './dynamic-schema.js';
@@ -159,6 +160,22 @@ export const serverSchema = z
     ...openApiFields,
     /** Tool pinning for this server (each key falls back to the global `pinning`). */
     pinning: serverPinningSchema.default({}),
+    /**
+     * How clients see this server's tools, prompts and resources: `server_name` (true, the
+     * default), under a prefix of its own (`"gh"`: `gh_name`), or under the server's own
+     * names (false). Two servers whose names meet are refused at start.
+     */
+    prefix: z
+      .union(
+        [
+          z.boolean(),
+          z
+            .string()
+            .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected up to 64 letters, digits, "_" and "-"'),
+        ],
+        'expected true, false or a prefix of letters, digits, "_" and "-"',
+      )
+      .default(true),
   })
   .superRefine((server, ctx) => {
     if (server.openapi !== undefined) {
@@ -278,6 +295,12 @@ const httpSchema = z.strictObject({
         seen.add(entry.name);
       }
     }),
+  /**
+   * A token for the dashboard only (principal `ui`): it signs in at the login page, never
+   * on `/mcp` or `/api`, so the people who look and approve need no client's token.
+   * `HINTGATE_UI_TOKEN` wins over it.
+   */
+  uiToken: z.string().min(16, 'expected a token of at least 16 characters').optional(),
   /** Accept OAuth access tokens (JWT) of an authorization server, beside the tokens. */
   oauth: oauthResourceSchema.optional(),
   /** Turn bearer auth off; only allowed on a loopback address. */
@@ -344,6 +367,19 @@ export const configSchema = z.strictObject({
   /** Tool pinning: how drift from the pinned tool definitions is handled. */
   pinning: pinningSchema.default(pinningSchema.parse({})),
 });
+
+/**
+ * The prefix of each server's names for clients (see the server key `prefix`): its own name
+ * by default, its custom prefix, or none (`false`). Unknown servers get their own name.
+ */
+export function namePrefixes(
+  servers: Readonly<Record<string, { readonly prefix: boolean | string }>>,
+): (server: string) => NamePrefix {
+  return (server) => {
+    const prefix = servers[server]?.prefix ?? true;
+    return prefix === true ? server : prefix;
+  };
+}
 
 /** A validated config, every default filled in. */
 export type Config = z.output<typeof configSchema>;

@@ -63,8 +63,10 @@ export type {
 export { inferAnnotations } from './inference/infer.js';
 export { inferFromHttpMethod } from './inference/http-method.js';
 export { tokenizeName } from './inference/tokenize.js';
+export type { FlattenedNames, NameCollision, NamePrefix } from './refs/names.js';
 export {
   MAX_FLATTENED_NAME_LENGTH,
+  flattenNames,
   flattenToolName,
   flattenToolNames,
   namespacedName,

@@ -8,10 +8,18 @@ import type { ServerRequestRelay } from '../mcp/relay.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
 import type { ClientIdentity, Connection } from './connect.js';
 import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
+import type { LogRoute } from './inflight.js';
 import { InflightCalls } from './inflight.js';
 import { ListenStream } from './listen.js';
 import { RawLane } from './raw-lane.js';
-import { requestViaClient, withoutClientEnvelope, withoutProgressToken } from './requests.js';
+import {
+  declaresHeaders,
+  requestViaClient,
+  withClientCapabilities,
+  withLogLevel,
+  withoutClientEnvelope,
+  withoutProgressToken,
+} from './requests.js';
 import type { DownstreamSnapshot, ListKind } from './snapshot.js';
 import { EMPTY_SNAPSHOT, readSnapshot, rereadList } from './snapshot.js';
 import type { DownstreamStatus } from './status.js';
@@ -28,8 +36,11 @@ export interface DownstreamEvents {
   listChanged?(server: Downstream, kind: ListKind): void;
   /** `notifications/resources/updated`. */
   resourceUpdated?(server: Downstream, params: JsonObject): void;
-  /** `notifications/message` (logging). */
-  log?(server: Downstream, params: JsonObject): void;
+  /**
+   * `notifications/message` (logging) that went to no call's client: the server's own (no
+   * call in flight: `server`), or dropped because calls of several callers were (`ambiguous`).
+   */
+  log?(server: Downstream, params: JsonObject, route: Exclude<LogRoute, 'call'>): void;
 }
 
 /** Options of one call through a server. */
@@ -45,6 +56,16 @@ export interface DownstreamCallOptions {
   readonly relay?: ServerRequestRelay | undefined;
   /** Where the server's log messages during this call go (its client, not every client). */
   readonly onLog?: ((params: JsonObject) => void) | undefined;
+  /**
+   * Who the call is for (one session of one principal): the server's log messages and
+   * requests are routed to a call only while one caller has calls in flight.
+   */
+  readonly caller?: string | undefined;
+  /**
+   * The least severe log level the call's client wants from the server: a 2026 server is
+   * asked for it in the request's envelope (a 2025 server sends what it sends).
+   */
+  readonly logLevel?: string | undefined;
 }
 
 /** Everything {@link Downstream} needs. */
@@ -139,8 +160,12 @@ export class Downstream {
   async callTool(params: JsonObject, options: DownstreamCallOptions = {}): Promise<JsonObject> {
     const connection = this.requireUp();
     const timeoutMs = options.timeoutMs ?? this.config.timeouts.callMs;
-    const done = this.inflight.add({ relay: options.relay, onLog: options.onLog });
-    const forwarded = this.forEra(params);
+    const done = this.inflight.add({
+      caller: options.caller,
+      relay: options.relay,
+      onLog: options.onLog,
+    });
+    const forwarded = this.forEra(params, options);
     try {
       if (this.lane !== undefined) {
         const envelope = this.envelopeFor(options.clientCapabilities);
@@ -162,6 +187,10 @@ export class Downstream {
           timeoutMs,
           signal: options.signal,
           onProgress: options.onProgress,
+          // A 2026 server over HTTP reads the parameters its tool declares for headers
+          // (SEP-2243) from `Mcp-Param-*` headers too: the SDK client mirrors them.
+          tool:
+            connection.client.getProtocolEra() === 'modern' ? this.headerTool(params) : undefined,
         },
       );
     } finally {
@@ -179,13 +208,17 @@ export class Downstream {
     options: DownstreamCallOptions = {},
   ): Promise<JsonObject> {
     const connection = this.requireUp();
-    const done = this.inflight.add({ relay: options.relay, onLog: options.onLog });
+    const done = this.inflight.add({
+      caller: options.caller,
+      relay: options.relay,
+      onLog: options.onLog,
+    });
     try {
       return await requestViaClient(
         connection.client,
         this.name,
         method,
-        withoutProgressToken(this.forEra(params)),
+        withoutProgressToken(this.forEra(params, options)),
         {
           timeoutMs: options.timeoutMs ?? this.config.timeouts.requestMs,
           signal: options.signal,
@@ -258,9 +291,28 @@ export class Downstream {
    * 2026 envelope is never forwarded (a 2026 server gets hintgate's, carrying the client's
    * capabilities; a 2025 server none, nor the 2026 log level).
    */
-  private forEra(params: JsonObject): JsonObject {
+  /**
+   * The listed definition of the tool a call names, when it declares parameters for headers
+   * (SEP-2243): the SDK client mirrors them. Looked up in a map made once per listing.
+   */
+  private headerTool(params: JsonObject): JsonObject | undefined {
+    const name = params['name'];
+    return typeof name === 'string' ? headerToolsOf(this.snapshotValue).get(name) : undefined;
+  }
+
+  /**
+   * The params as this server's era wants them: never the client's own 2026 envelope; for a
+   * 2026 server, the client's capabilities (the SDK client stamps hintgate's own otherwise,
+   * and the server must see what the client can answer) and the log level the client wants.
+   */
+  private forEra(params: JsonObject, options: DownstreamCallOptions): JsonObject {
     const era = this.statusValue.state === 'up' ? this.statusValue.era : 'legacy';
-    return withoutClientEnvelope(params, era);
+    const shaped = withoutClientEnvelope(params, era);
+    if (era !== 'modern') return shaped;
+    return withClientCapabilities(
+      withLogLevel(shaped, options.logLevel),
+      options.clientCapabilities,
+    );
   }
 
   private envelopeFor(clientCapabilities: JsonObject | undefined): JsonObject | undefined {
@@ -313,6 +365,7 @@ export class Downstream {
         this.name,
         connection.capabilities,
         this.config.timeouts.requestMs,
+        connection.child === undefined,
       );
       if (this.closed || generation !== this.generation) return;
       this.setStatus(
@@ -355,7 +408,8 @@ export class Downstream {
         ...notification.params,
         logger: typeof given === 'string' ? `${this.name}/${given}` : this.name,
       };
-      if (!this.inflight.routeLog(params)) this.options.events?.log?.(this, params);
+      const route = this.inflight.routeLog(params);
+      if (route !== 'call') this.options.events?.log?.(this, params, route);
     });
     for (const method of ['elicitation/create', 'sampling/createMessage'] as const)
       client.setRequestHandler(method, this.inflight.relayHandler(this.name, method) as never);
@@ -371,6 +425,7 @@ export class Downstream {
         this.snapshotValue,
         kind,
         this.config.timeouts.requestMs,
+        this.connection?.child === undefined,
       );
       if (generation !== this.generation || this.statusValue.state !== 'up') return;
       this.snapshotValue = next;
@@ -438,4 +493,21 @@ export class Downstream {
     this.snapshotValue = snapshot;
     this.options.events?.status?.(this);
   }
+}
+
+const HEADER_TOOLS = new WeakMap<DownstreamSnapshot, ReadonlyMap<string, JsonObject>>();
+
+/** The tools of a listing that declare parameters for `Mcp-Param-*` headers, by name. */
+function headerToolsOf(snapshot: DownstreamSnapshot): ReadonlyMap<string, JsonObject> {
+  let found = HEADER_TOOLS.get(snapshot);
+  if (found === undefined) {
+    const map = new Map<string, JsonObject>();
+    for (const tool of snapshot.tools) {
+      const name = tool['name'];
+      if (typeof name === 'string' && declaresHeaders(tool)) map.set(name, tool);
+    }
+    HEADER_TOOLS.set(snapshot, map);
+    found = map;
+  }
+  return found;
 }

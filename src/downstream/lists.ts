@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { DownstreamError } from '../mcp/rpc-errors.js';
 import { fromClientError } from './errors.js';
+import { declaresHeaders } from './requests.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 
@@ -73,4 +74,33 @@ export async function listAll(
     server,
     `server "${server}" returned more than ${MAX_LIST_PAGES} pages for ${method}`,
   );
+}
+
+/**
+ * A server's tools as {@link listAll} reads them; over Streamable HTTP in the 2026 era,
+ * without the tools whose `x-mcp-header` declarations break SEP-2243's rules (a client MUST
+ * leave them out: their parameters cannot be mirrored into `Mcp-Param-*` headers). The SDK
+ * client knows those rules and applies them in its own `listTools()`, which is asked (and
+ * its answer cached for the header mirroring of calls) only when a tool declares a header.
+ */
+export async function listTools(
+  client: Client,
+  server: string,
+  timeoutMs: number,
+  overHttp: boolean,
+): Promise<JsonObject[]> {
+  const tools = await listAll(client, server, 'tools/list', timeoutMs);
+  if (!overHttp || client.getProtocolEra() !== 'modern') return tools;
+  if (!tools.some(declaresHeaders)) return tools;
+  let kept: { name: string }[];
+  try {
+    ({ tools: kept } = await client.listTools(undefined, {
+      timeout: timeoutMs,
+      cacheMode: 'refresh',
+    }));
+  } catch (error) {
+    throw fromClientError(server, error, 'tools/list');
+  }
+  const names = new Set(kept.map((tool) => tool.name));
+  return tools.filter((tool) => names.has(tool['name'] as string));
 }

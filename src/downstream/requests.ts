@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolRequest, Client, Tool } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import type { Era } from '../mcp/era.js';
 import {
@@ -16,6 +16,14 @@ import { fromClientError } from './errors.js';
 
 const LOOSE_RESULT = z.looseObject({});
 
+/** The schema keyword of SEP-2243 custom headers, as it appears in JSON. */
+const HEADER_KEY = '"x-mcp-header"';
+
+/** True when a listed tool declares parameters for `Mcp-Param-*` headers (SEP-2243). */
+export function declaresHeaders(tool: JsonObject): boolean {
+  return JSON.stringify(tool['inputSchema'] ?? null).includes(HEADER_KEY);
+}
+
 /**
  * A request through the SDK client (everything but tools/call on a spawned server's raw
  * lane), with its timeout restarted by progress, its result made era-neutral, and what the
@@ -30,18 +38,33 @@ export async function requestViaClient(
     timeoutMs: number;
     signal: AbortSignal | undefined;
     onProgress: ((p: JsonObject) => void) | undefined;
+    /**
+     * For a tools/call, the tool as listed when it declares parameters for headers: the SDK
+     * client's `callTool` mirrors them into `Mcp-Param-*` headers (SEP-2243).
+     */
+    tool?: JsonObject | undefined;
   },
 ): Promise<JsonObject> {
+  const requestOptions = {
+    timeout: options.timeoutMs,
+    resetTimeoutOnProgress: true,
+    allowInputRequired: true,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onProgress === undefined
+      ? {}
+      : { onprogress: (progress: JsonObject) => options.onProgress?.({ ...progress }) }),
+  };
   try {
-    const result = await client.request({ method, params }, LOOSE_RESULT, {
-      timeout: options.timeoutMs,
-      resetTimeoutOnProgress: true,
-      allowInputRequired: true,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.onProgress === undefined
-        ? {}
-        : { onprogress: (progress: JsonObject) => options.onProgress?.({ ...progress }) }),
-    });
+    const tool = options.tool;
+    const result =
+      method === 'tools/call' && tool !== undefined
+        ? // Only the name and input schema: the result is relayed as the server sent it,
+          // never checked against an output schema here.
+          await client.callTool(params as CallToolRequest['params'], {
+            ...requestOptions,
+            toolDefinition: { name: params['name'], inputSchema: tool['inputSchema'] } as Tool,
+          })
+        : await client.request({ method, params }, LOOSE_RESULT, requestOptions);
     return neutralResult(result);
   } catch (error) {
     if (options.signal?.aborted === true) throw options.signal.reason ?? error;
@@ -73,6 +96,33 @@ export function withoutClientEnvelope(params: JsonObject, era: Era): JsonObject 
   if (Object.keys(rest).length === 0) delete copy['_meta'];
   else copy['_meta'] = rest;
   return copy;
+}
+
+/**
+ * The params asking a 2026 server for the call's log messages at `level`, unless they ask
+ * for a level already (a 2026 client's own envelope). A 2026 server sends none without one.
+ */
+export function withLogLevel(params: JsonObject, level: string | undefined): JsonObject {
+  if (level === undefined) return params;
+  const meta = params['_meta'];
+  if (isJsonObject(meta) && LOG_LEVEL_META_KEY in meta) return params;
+  return { ...params, _meta: { ...(isJsonObject(meta) ? meta : {}), [LOG_LEVEL_META_KEY]: level } };
+}
+
+/**
+ * The params carrying the capabilities of the client a request is made for, in the 2026
+ * envelope (the SDK client keeps a request's own envelope keys over the ones it stamps).
+ */
+export function withClientCapabilities(
+  params: JsonObject,
+  capabilities: JsonObject | undefined,
+): JsonObject {
+  if (capabilities === undefined) return params;
+  const meta = params['_meta'];
+  return {
+    ...params,
+    _meta: { ...(isJsonObject(meta) ? meta : {}), [CLIENT_CAPABILITIES_META_KEY]: capabilities },
+  };
 }
 
 /** The params without the client's progress token (the downstream side sets its own). */

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import type { ListMethod } from './lists.js';
-import { listAll } from './lists.js';
+import { listAll, listTools } from './lists.js';
 
 /** What a server offers, as it listed it, items kept exactly as received. */
 export interface DownstreamSnapshot {
@@ -37,12 +37,13 @@ export async function readSnapshot(
   server: string,
   capabilities: JsonObject,
   timeoutMs: number,
+  overHttp = false,
 ): Promise<DownstreamSnapshot> {
   const has = (key: string) => isJsonObject(capabilities[key]);
   const list = (method: ListMethod, enabled: boolean) =>
     enabled ? listAll(client, server, method, timeoutMs) : Promise.resolve([]);
   const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-    list('tools/list', has('tools')),
+    has('tools') ? listTools(client, server, timeoutMs, overHttp) : Promise.resolve([]),
     list('prompts/list', has('prompts')),
     list('resources/list', has('resources')),
     list('resources/templates/list', has('resources')).catch(() => []),
@@ -65,10 +66,11 @@ export async function rereadList(
   snapshot: DownstreamSnapshot,
   kind: ListKind,
   timeoutMs: number,
+  overHttp = false,
 ): Promise<DownstreamSnapshot> {
   switch (kind) {
     case 'tools':
-      return { ...snapshot, tools: await listAll(client, server, 'tools/list', timeoutMs) };
+      return { ...snapshot, tools: await listTools(client, server, timeoutMs, overHttp) };
     case 'prompts':
       return { ...snapshot, prompts: await listAll(client, server, 'prompts/list', timeoutMs) };
     case 'resources': {

@@ -35,7 +35,7 @@ export function unavailableMessage(server: string, status: DownstreamStatus, now
       return `server "${server}" is down: ${status.reason}${retry}`;
     }
     case 'starting':
-      return `server "${server}" is still starting`;
+      return `server "${server}" is still starting; call again once it is up (clients are told with tools/list_changed)`;
     case 'closed':
       return `server "${server}" is shut down`;
     case 'up':

@@ -13,10 +13,21 @@ export interface FrontCall {
   readonly signal: AbortSignal;
   /** Sends a progress notification to the client (params without the token), when it asked. */
   readonly progress: ((progress: JsonObject) => void) | undefined;
+  /**
+   * Tells the client the call is still waiting (a progress notification with `message`, its
+   * value above the last one sent), when it asked for progress.
+   */
+  readonly keepAlive?: ((message: string) => void) | undefined;
   /** Sends a server-to-client request (elicitation, sampling) to this client, when it can take one. */
   readonly relay: ServerRequestRelay | undefined;
   /** Sends a server's log message during this call to this client (at the level it asked for). */
   readonly log: (params: JsonObject) => void;
+  /**
+   * The least severe level of the server's log messages the client wants during this call:
+   * a 2025 client's `logging/setLevel` (`debug` when it set none: every message of its own
+   * calls), a 2026 client's envelope level (none when it asked for none).
+   */
+  readonly logLevel?: string | undefined;
 }
 
 /** A request other than tools/call, routed to one server. */
@@ -27,6 +38,8 @@ export interface FrontRequest {
   readonly relay: ServerRequestRelay | undefined;
   /** Sends a server's log message during this request to this client. */
   readonly log: (params: JsonObject) => void;
+  /** As {@link FrontCall.logLevel}. */
+  readonly logLevel?: string | undefined;
 }
 
 /** A `tools/annotations` or `tools/resolve` request as a front received it. */

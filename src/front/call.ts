@@ -103,7 +103,17 @@ export function frontRequest(incoming: Incoming): FrontRequest {
     signal,
     relay: relayOf(link, session),
     log: logOf(incoming),
+    logLevel: logLevelOf(incoming),
   };
+}
+
+/**
+ * The least severe level of server log messages the client of a request wants: a 2026
+ * client's envelope level (none: it asked for none), a 2025 client's `logging/setLevel`,
+ * else `debug` (a 2025 client that set no level gets every message of its own calls).
+ */
+function logLevelOf({ params, session, link }: Incoming): string | undefined {
+  return session.era === 'modern' ? envelopeLogLevel(params) : (link.logLevel() ?? 'debug');
 }
 
 /**
@@ -125,20 +135,53 @@ function logOf({ params, session, signal, link }: Incoming): (message: JsonObjec
 export function frontCall(incoming: Incoming): FrontCall {
   const { params, session, signal, link } = incoming;
   const token = progressTokenOf(params);
+  const progress = token === undefined ? undefined : progressChannel(token, signal, link);
   return {
     params,
     session,
     signal,
-    progress:
-      token === undefined
-        ? undefined
-        : (update) => {
-            if (!signal.aborted)
-              link.notify('notifications/progress', { ...update, progressToken: token });
-          },
+    progress: progress?.relay,
+    keepAlive: progress?.keepAlive,
     relay: relayOf(link, session),
     log: logOf(incoming),
+    logLevel: logLevelOf(incoming),
   };
+}
+
+/**
+ * The progress notifications of one call, as MCP wants them: each `progress` greater than
+ * the one before. The server's own notifications pass as they are, except a value that does
+ * not increase (the server's first after the gateway said it was waiting, or a server
+ * repeating itself), which is raised just above the last one sent. `keepAlive` says the call
+ * is still waiting (an approval, a rate limit, a server that says nothing) with a value just
+ * above the last, so a client that restarts its timeout on progress keeps waiting.
+ */
+function progressChannel(
+  token: unknown,
+  signal: AbortSignal,
+  link: ClientLink,
+): { relay: (update: JsonObject) => void; keepAlive: (message: string) => void } {
+  let last: number | undefined;
+  const send = (update: JsonObject): void => {
+    if (signal.aborted) return;
+    const value = update['progress'];
+    let sent = update;
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      if (last !== undefined && !(value > last)) sent = { ...update, progress: justAbove(last) };
+      last = sent['progress'] as number;
+    }
+    link.notify('notifications/progress', { ...sent, progressToken: token });
+  };
+  return {
+    relay: send,
+    keepAlive: (message) => send({ progress: last === undefined ? 0 : justAbove(last), message }),
+  };
+}
+
+/** The next value a client sees as greater, without changing what a progress bar shows. */
+function justAbove(value: number): number {
+  const step = Math.max(Math.abs(value) * 2 ** -40, 2 ** -40);
+  return value + step;
 }
 
 /**

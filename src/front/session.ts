@@ -32,3 +32,11 @@ export function emptySession(id: string, front: FrontKind): SessionInfo {
     principal: undefined,
   };
 }
+
+/**
+ * One caller as the servers' messages are routed to it: the session, of its principal. What
+ * a server sends outside an answer goes to a call only while one caller has calls in flight.
+ */
+export function callerOf(session: SessionInfo): string {
+  return `${session.front}\u0000${session.id}\u0000${session.principal ?? ''}`;
+}

@@ -25,6 +25,7 @@ import type { ServerSet } from './servers.js';
 import type { ToolsetService } from './toolsets/service.js';
 import type { ToolView } from './toolsets/view.js';
 import type { SessionInfo } from '../front/session.js';
+import { callerOf } from '../front/session.js';
 
 /** What {@link GatewayBackend} is made of. */
 export interface GatewayBackendParts {
@@ -227,6 +228,8 @@ export class GatewayBackend implements FrontBackend {
       relay: request.relay,
       onLog: request.log,
       clientCapabilities: request.session.clientCapabilities,
+      caller: callerOf(request.session),
+      logLevel: request.logLevel,
     });
   }
 }

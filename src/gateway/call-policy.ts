@@ -1,4 +1,6 @@
 import type { PolicyConfig } from '../config/policy-schema.js';
+import type { Decision } from '../core/policy/decide.js';
+import type { CatalogEntry } from './catalog-entry.js';
 import type { AccessControl } from './access.js';
 import type { ToolsetOf } from './pipeline/access.js';
 import { access } from './pipeline/access.js';
@@ -10,7 +12,7 @@ import { audit } from './pipeline/audit.js';
 import { cache } from './pipeline/cache.js';
 import type { CallMiddleware } from './pipeline/compose.js';
 import { confirm } from './pipeline/confirm.js';
-import { policy } from './pipeline/policy.js';
+import { decideCall, policy } from './pipeline/policy.js';
 import { rateLimit } from './pipeline/rate-limit.js';
 import { retry } from './pipeline/retry.js';
 import type { ReplicaLookup } from './pipeline/route.js';
@@ -34,6 +36,8 @@ export interface CallPolicyOptions {
   readonly log: (line: string) => void;
   /** Who may call what (absent: everyone may call everything). */
   readonly access?: { readonly control: AccessControl; readonly toolsetOf: ToolsetOf };
+  /** Where a person decides an approval, said on the log when a call starts waiting. */
+  readonly whereToApprove?: (id: string) => string;
 }
 
 /** What the gateway reports about its calls (`/api/stats`). */
@@ -59,6 +63,11 @@ export interface CallPolicy {
   readonly retry: CallMiddleware;
   readonly route: CallMiddleware;
   stats(): CallStats;
+  /**
+   * What policy decides for a call of this tool with its listed annotations (for a dynamic
+   * tool, the worst case: a call's own arguments may make it ask less).
+   */
+  decisionFor(entry: CatalogEntry): Decision;
   /** A server sent a client a message outside a call's own channels (a log message). */
   noteServerMessage(server: string): void;
   /** Writes every audit record still waiting. */
@@ -122,6 +131,9 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
       confirm({
         settings,
         store,
+        waiting: config.waiting,
+        log: options.log,
+        ...(options.whereToApprove === undefined ? {} : { whereToApprove: options.whereToApprove }),
         // Spent nonces in the store: a state is accepted once by every gateway sharing it.
         signer: new RequestStateSigner({
           secret: config.requestState.secret,
@@ -131,11 +143,18 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
     ),
     cache: on('cache', () => cache(results, settings, config.cache)),
     rateLimit: on('rateLimit', () =>
-      rateLimit(new RateLimiter(), settings, { maxWaitMs: config.rateLimit.maxWaitMs }),
+      rateLimit(new RateLimiter(), settings, {
+        maxWaitMs: config.rateLimit.maxWaitMs,
+        progressMs: config.waiting.progressMs,
+      }),
     ),
     retry: on('retry', () => retry(settings, config.retry)),
     route: on('route', () => route(options.replicasOf)),
     noteServerMessage: (server) => results.noteActivity(server),
+    decisionFor: (entry) =>
+      config.passthrough
+        ? { kind: 'allow', reason: 'passthrough: policy is not applied' }
+        : decideCall(entry.effective, settings.forTool(entry.server, entry.namespacedName)),
     stats: () => ({
       cache: results.stats(),
       audit: { enabled: auditLog !== undefined, dropped: auditLog?.dropped ?? 0 },

@@ -24,8 +24,9 @@ export function refusal(text: string, meta: RefusalMeta): CallToolResult {
 }
 
 /**
- * A configured message with its placeholders filled: `{tool}` (the namespaced name) and
- * `{id}` (the approval, when there is one).
+ * A configured message with its placeholders filled: `{tool}` (the tool's name as the client
+ * sees and calls it, e.g. `memory_delete_entities`) and `{id}` (the approval, when there is
+ * one).
  */
 export function fillMessage(message: string, tool: string, id?: string): string {
   return message.replaceAll('{tool}', tool).replaceAll('{id}', id ?? '');

@@ -1,4 +1,5 @@
-import { flattenToolNames } from '../core/refs/names.js';
+import type { NameCollision, NamePrefix } from '../core/refs/names.js';
+import { flattenNames } from '../core/refs/names.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import type { CatalogEntry, ServerAnnotationSettings, ToolRecord } from './catalog-entry.js';
 import { toCatalogEntry, toToolRecord } from './catalog-entry.js';
@@ -9,6 +10,12 @@ export interface CatalogChange {
   readonly changed: boolean;
 }
 
+/** Options of {@link Catalog}. */
+export interface CatalogOptions {
+  /** Each server's prefix for the names clients see (default: the server's name). */
+  readonly prefixOf?: (server: string) => NamePrefix;
+}
+
 /**
  * Every tool of every server that is up, with O(1) lookups by flattened name, namespaced
  * name and refId. Updated one server at a time: only that server's tools are read again
@@ -17,6 +24,8 @@ export interface CatalogChange {
  * as they were. Entries are never mutated; an update replaces them.
  */
 export class Catalog {
+  private readonly prefixOf: (server: string) => NamePrefix;
+  private collisionList: readonly NameCollision[] = [];
   private readonly records = new Map<string, readonly ToolRecord[]>();
   private readonly fingerprints = new Map<string, Map<string, ToolRecord>>();
   /** What each server's records were made with: other settings read its tools anew. */
@@ -32,6 +41,23 @@ export class Catalog {
   private ordered: readonly CatalogEntry[] = [];
   private listed: readonly JsonObject[] | undefined;
   private versionValue = 0;
+
+  constructor({ prefixOf = (server) => server }: CatalogOptions = {}) {
+    this.prefixOf = prefixOf;
+  }
+
+  /** The prefix of a server's names for clients (`false`: the tools keep their own names). */
+  prefixFor(server: string): NamePrefix {
+    return this.prefixOf(server);
+  }
+
+  /**
+   * Tools of different servers that wanted the same name: the one whose namespaced name
+   * sorts first keeps it, the other is served under a suffixed name.
+   */
+  collisions(): readonly NameCollision[] {
+    return this.collisionList;
+  }
 
   /** Increases with every change clients can see. */
   get version(): number {
@@ -100,14 +126,16 @@ export class Catalog {
 
   /**
    * Why the tool a client called `name` is held back, if it is: `name` read as a namespaced
-   * (`server.tool`) or flattened (`server_tool`) name of a held tool.
+   * (`server.tool`) or flattened (`prefix_tool`, or the tool's own name for a server without
+   * a prefix) name of a held tool.
    */
   heldReason(name: string): string | undefined {
     for (const [server, held] of this.held) {
-      for (const separator of ['.', '_']) {
-        const prefix = `${server}${separator}`;
-        if (name.startsWith(prefix)) {
-          const reason = held.get(name.slice(prefix.length));
+      const prefix = this.prefixOf(server);
+      const starts = [`${server}.`, ...(prefix === false ? [''] : [`${prefix}_`])];
+      for (const start of starts) {
+        if (name.startsWith(start)) {
+          const reason = held.get(name.slice(start.length));
           if (reason !== undefined) return reason;
         }
       }
@@ -158,7 +186,11 @@ export class Catalog {
 
   private rebuild(updatedServer: string): CatalogChange {
     const servers = [...this.records.keys()].sort();
-    const names = flattenToolNames(servers.flatMap((server) => this.records.get(server) ?? []));
+    const { names, collisions } = flattenNames(
+      servers.flatMap((server) => this.records.get(server) ?? []),
+      this.prefixOf,
+    );
+    this.collisionList = collisions;
     const removed: CatalogEntry[] = [];
     const added: CatalogEntry[] = [];
     const ordered: CatalogEntry[] = [];

@@ -1,6 +1,7 @@
 import { UriTemplate } from '@modelcontextprotocol/server';
 import { HintgateError } from '../core/errors.js';
-import { flattenToolNames, namespacedName } from '../core/refs/names.js';
+import type { NameCollision, NamePrefix } from '../core/refs/names.js';
+import { flattenNames, namespacedName } from '../core/refs/names.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 
@@ -30,14 +31,22 @@ interface TemplateRoute {
   readonly matcher: UriTemplate | undefined;
 }
 
+/** Options of {@link Directory}. */
+export interface DirectoryOptions {
+  /** Each server's prefix for the names clients see (default: the server's name). */
+  readonly prefixOf?: (server: string) => NamePrefix;
+}
+
 /**
  * Prompts, resources and resource templates of every server that is up, namespaced like
- * tools: each gets the flattened `server_name` as its name (the server's own name stays in
- * `_meta`), and requests are routed back by name (prompts) or by URI (resources: exact URI
- * first, then the servers' URI templates). URIs are not rewritten: they are addresses
- * clients and models read.
+ * tools: each gets the flattened `server_name` (or its server's own prefix, or no prefix) as
+ * its name (the server's own name stays in `_meta`), and requests are routed back by name
+ * (prompts) or by URI (resources: exact URI first, then the servers' URI templates). URIs
+ * are not rewritten: they are addresses clients and models read.
  */
 export class Directory {
+  private readonly prefixOf: (server: string) => NamePrefix;
+  private promptCollisions: readonly NameCollision[] = [];
   private readonly offerings = new Map<string, ServerOfferings>();
   private prompts = new Map<string, DirectoryItem>();
   private promptList: readonly JsonObject[] = [];
@@ -45,6 +54,18 @@ export class Directory {
   private templateList: readonly JsonObject[] = [];
   private readonly uriOwners = new Map<string, string>();
   private templates: readonly TemplateRoute[] = [];
+
+  constructor({ prefixOf = (server) => server }: DirectoryOptions = {}) {
+    this.prefixOf = prefixOf;
+  }
+
+  /**
+   * Prompts of different servers that wanted the same name (the one whose namespaced name
+   * sorts first keeps it). Resource names route nothing (URIs do), so theirs are not counted.
+   */
+  collisions(): readonly NameCollision[] {
+    return this.promptCollisions;
+  }
 
   /** Replaces one server's offerings; reports which lists changed. */
   setServer(server: string, offerings: ServerOfferings): { prompts: boolean; resources: boolean } {
@@ -118,7 +139,8 @@ export class Directory {
 
   private rebuildPrompts(servers: readonly string[]): void {
     const items = namedItems(servers, (server) => this.offerings.get(server)?.prompts ?? []);
-    const names = flattenToolNames(items);
+    const { names, collisions } = flattenNames(items, this.prefixOf);
+    this.promptCollisions = collisions;
     const prompts = new Map<string, DirectoryItem>();
     const list: JsonObject[] = [];
     for (const item of items) {
@@ -143,7 +165,7 @@ export class Directory {
       servers,
       (server) => this.offerings.get(server)?.resourceTemplates ?? [],
     );
-    const names = flattenToolNames([...resources, ...templates]);
+    const { names } = flattenNames([...resources, ...templates], this.prefixOf);
     this.resourceList = resources.map((item) => {
       const uri = item.raw['uri'];
       // Two servers listing one URI: the first by name serves it.

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
+import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { DEFAULT_TIMEOUTS } from '../config/schema.js';
+import { DEFAULT_TIMEOUTS, namePrefixes } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
+import { unavailableMessage } from '../downstream/status.js';
 import { FrontHub } from '../front/hub.js';
 import type { Store } from '../store/store.js';
 import type { SessionInfo } from '../front/session.js';
@@ -20,6 +22,7 @@ import { guardedScope } from './pipeline/access.js';
 import { forward } from './pipeline/forward.js';
 import { resolve } from './pipeline/resolve.js';
 import { META_TOOLS, META_TOOLS_BY_NAME } from './meta-tools/index.js';
+import { describeNameIssue, nameIssues } from './name-check.js';
 import { PinGuard } from './pins/guard.js';
 import { ServerSet } from './servers.js';
 import { createCallScope } from './toolsets/scope.js';
@@ -28,6 +31,8 @@ import { ToolsetService } from './toolsets/service.js';
 /** What a gateway is built from. */
 export interface GatewayOptions {
   readonly config: Config;
+  /** The config file, named in the error of a config that fails at start. */
+  readonly configFile?: string;
   /** The data directory (absolute); server logs go to its `logs/`. */
   readonly dataDir: string;
   readonly identity: ClientIdentity;
@@ -43,6 +48,11 @@ export interface GatewayOptions {
   readonly reconnect?: boolean;
   /** Where status lines go (the CLI: stderr). */
   readonly log?: (line: string) => void;
+  /**
+   * Where a person decides approval `id`, for the log line of a call that starts waiting
+   * (the CLI names its command and the dashboard). Default: the CLI command.
+   */
+  readonly whereToApprove?: (id: string) => string;
   /**
    * The principals of the HTTP front and their groups (the named tokens of config; the
    * front adds those of validated access tokens). Default: the named tokens of config.
@@ -67,7 +77,10 @@ export interface Gateway {
   readonly access: AccessControl;
   /** Tool pins: every listing re-checked against them before it is served. */
   readonly pins: PinGuard;
-  /** Starts every server at once; resolves when each has settled (up or down). */
+  /**
+   * Starts every server at once; resolves when each has settled (up or down). Rejects with
+   * a `ConfigError` when two servers' names meet because of a `prefix` setting.
+   */
   start(): Promise<void>;
   /** Closes every server and ends their processes. */
   close(): Promise<void>;
@@ -106,10 +119,27 @@ export function callPath(
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
-  const catalog = new Catalog();
-  const directory = new Directory();
+  const prefixOf = namePrefixes(config.mcpServers);
+  const catalog = new Catalog({ prefixOf });
+  const directory = new Directory({ prefixOf });
   const hub = new FrontHub();
   const log = options.log ?? (() => undefined);
+  const metaToolNames =
+    config.toolsets.configurationMode === 'never' ? [] : META_TOOLS.map((tool) => tool.name);
+  const checkNames = () => nameIssues({ catalog, directory, prefixOf, metaTools: metaToolNames });
+  // Names that meet once the gateway serves (a server came up late, or changed its tools)
+  // cannot stop it: they are said once each on its log.
+  let started = false;
+  const said = new Set<string>();
+  const sayNameIssues = (): void => {
+    if (!started) return;
+    for (const issue of checkNames()) {
+      const line = describeNameIssue(issue);
+      if (said.has(line)) continue;
+      said.add(line);
+      log(line);
+    }
+  };
   const pins = new PinGuard({
     config,
     store: options.store,
@@ -129,12 +159,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     log: options.log ?? (() => undefined),
     // Called only once servers run, after `calls` below exists.
     onServerMessage: (server) => calls.noteServerMessage(server),
+    onNamesChanged: sayNameIssues,
   });
   const downReason = (server: string): string => {
     const status = servers.get(server)?.status;
-    return status?.state === 'down'
-      ? `server "${server}" is down: ${status.reason}`
-      : `server "${server}" is not available`;
+    return status === undefined
+      ? `server "${server}" is not available`
+      : unavailableMessage(server, status, Date.now());
   };
   // Dynamic annotations: a server that resolves its tools itself is asked through its
   // connection (the one serving its lists), within its own `dynamic.timeoutMs`.
@@ -184,6 +215,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     replicaStates: () => servers.replicaStates(),
     log: options.log ?? (() => undefined),
     access: { control: access, toolsetOf },
+    ...(options.whereToApprove === undefined ? {} : { whereToApprove: options.whereToApprove }),
   });
   const handleCall = callPath(
     calls,
@@ -192,12 +224,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       downReason,
       guardedScope(createCallScope(toolsets, catalog, META_TOOLS_BY_NAME), access, toolsetOf),
       (name) => servers.notServing(name),
+      () => servers.unprefixedNotServing(),
     ),
     annotate(dynamic),
     forward(
       (server) => servers.get(server),
       (server) => (config.mcpServers[server]?.timeouts ?? DEFAULT_TIMEOUTS).callMs,
       config.policy.timeouts,
+      config.policy.waiting.progressMs,
     ),
   );
   const backend = new GatewayBackend({
@@ -224,6 +258,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       const loaded = loadToolsets();
       backend.startClock();
       await Promise.all([servers.start(), loaded]);
+      const issues = checkNames();
+      if (issues.length > 0) throw new ConfigError(options.configFile ?? 'config', issues);
+      started = true;
     },
     calls,
     access,

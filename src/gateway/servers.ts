@@ -29,6 +29,8 @@ export interface ServerSetOptions {
   readonly log: (line: string) => void;
   /** A server sent its clients a log message (the result cache must not keep what it saw). */
   readonly onServerMessage?: (server: string) => void;
+  /** The names clients see may have changed (a server's tools or prompts were read again). */
+  readonly onNamesChanged?: () => void;
 }
 
 /**
@@ -93,9 +95,10 @@ export class ServerSet {
         status: (connection) => this.onStatus(server, connection),
         listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
         resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
-        log: (_connection, params) => {
+        log: (_connection, params, route) => {
           options.onServerMessage?.(server);
-          options.hub.log(params);
+          // A message that may belong to any of several callers' calls reaches none of them.
+          if (route === 'server') options.hub.log(params);
         },
       },
     });
@@ -112,18 +115,31 @@ export class ServerSet {
   }
 
   /**
-   * The server a tool name points to by its prefix (`server_tool` or `server.tool`), when
-   * that server is configured but not up (it never came up, or is restarting): a call then
-   * learns the server is down, not that the tool is unknown.
+   * The server a tool name points to by its prefix (`server_tool`, `<its prefix>_tool` or
+   * `server.tool`), when that server is configured but not up (it never came up, or is
+   * restarting): a call then learns the server is down, not that the tool is unknown.
    */
   notServing(name: string): string | undefined {
     let found: string | undefined;
+    let length = 0;
     for (const server of this.servers.keys()) {
-      if (!name.startsWith(`${server}_`) && !name.startsWith(`${server}.`)) continue;
-      // The longest matching name wins (`git` and `git_hub`).
-      if (found === undefined || server.length > found.length) found = server;
+      const prefix = this.options.catalog.prefixFor(server);
+      const starts = [`${server}.`, ...(prefix === false ? [] : [`${prefix}_`])];
+      const start = starts.find((candidate) => name.startsWith(candidate));
+      // The longest matching prefix wins (`git` and `git_hub`).
+      if (start === undefined || start.length <= length) continue;
+      found = server;
+      length = start.length;
     }
     return found !== undefined && this.get(found)?.status.state !== 'up' ? found : undefined;
+  }
+
+  /** Servers without a prefix that are not up: a name unknown now may be one of theirs. */
+  unprefixedNotServing(): string[] {
+    return [...this.servers.keys()].filter(
+      (server) =>
+        this.options.catalog.prefixFor(server) === false && this.get(server)?.status.state !== 'up',
+    );
   }
 
   /** The replicas of a server that has several, for routing calls among them. */
@@ -231,7 +247,10 @@ export class ServerSet {
     const tools = server.snapshot.tools;
     const settings = this.annotationSettings(name, server);
     if (pins === undefined) {
-      if (catalog.setServer(name, tools, settings).changed) hub.changed('tools');
+      if (catalog.setServer(name, tools, settings).changed) {
+        hub.changed('tools');
+        this.options.onNamesChanged?.();
+      }
       return;
     }
     const listing = ++this.listings;
@@ -241,7 +260,10 @@ export class ServerSet {
         if (this.pending.get(name) !== listing || this.get(name) !== server) return;
         if (server.status.state !== 'up') return;
         catalog.setHeld(name, result.held);
-        if (catalog.setServer(name, result.served, settings).changed) hub.changed('tools');
+        if (catalog.setServer(name, result.served, settings).changed) {
+          hub.changed('tools');
+          this.options.onNamesChanged?.();
+        }
       },
       (error: unknown) => {
         this.options.log(`pins: could not check ${name}'s tools: ${String(error)}`);
@@ -269,7 +291,10 @@ export class ServerSet {
   }
 
   private notifyDirectory(change: { prompts: boolean; resources: boolean }): void {
-    if (change.prompts) this.options.hub.changed('prompts');
+    if (change.prompts) {
+      this.options.hub.changed('prompts');
+      this.options.onNamesChanged?.();
+    }
     if (change.resources) this.options.hub.changed('resources');
   }
 }

@@ -6,7 +6,8 @@ import { layerConfirmPolicy } from '../core/policy/decide.js';
 export interface ToolSettings {
   /** What `decide` needs. */
   readonly confirm: ConfirmPolicy;
-  readonly approvalTimeoutMs: number;
+  /** How long the call waits for a person, when config sets it (else it depends on the client). */
+  readonly approvalTimeoutMs: number | undefined;
   /** The client may be asked (elicitation, or `input_required`). */
   readonly elicitation: boolean;
   /** A queued call waits for the decision (else it is answered at once, "needs approval"). */

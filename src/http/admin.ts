@@ -12,16 +12,41 @@ import { listen } from './listen.js';
 import { streamStoreEvents } from './store-events.js';
 import { HTTP_STATUS_FOR } from './api/errors.js';
 
+/**
+ * What `GET /admin/catalog` answers: the gateway's servers with their state, and its tools by
+ * every name, so that the CLI can check a tool it is told about before writing it.
+ */
+export interface AdminCatalog {
+  readonly servers: readonly {
+    readonly name: string;
+    readonly state: string;
+    readonly reason?: string;
+  }[];
+  readonly tools: readonly {
+    readonly server: string;
+    readonly namespacedName: string;
+    readonly flattenedName: string;
+    readonly refId: string;
+  }[];
+}
+
+/** What the admin endpoint serves besides the store. */
+export interface AdminOptions {
+  /** The gateway's catalog; undefined while the gateway is not built yet. */
+  readonly catalog?: () => AdminCatalog | undefined;
+}
+
 /** The largest request the admin endpoint reads (a toolset import of 10,000 members fits). */
 const ADMIN_BODY_LIMIT = 32 * 1024 * 1024;
 
 /**
  * The admin app: `POST /admin/store` runs one allowlisted store method with JSON arguments,
- * `GET /admin/events` streams the store's change events, `GET /admin` says whose endpoint
- * this is. Every request needs the bearer token; browsers are refused (no Origin accepted)
- * and the Host header must be a loopback name (DNS rebinding).
+ * `GET /admin/events` streams the store's change events, `GET /admin/catalog` gives the
+ * gateway's servers and tools ({@link AdminCatalog}; 503 while it starts), `GET /admin` says
+ * whose endpoint this is. Every request needs the bearer token; browsers are refused (no
+ * Origin accepted) and the Host header must be a loopback name (DNS rebinding).
  */
-export function createAdminApp(store: Store, token: string): Hono {
+export function createAdminApp(store: Store, token: string, options: AdminOptions = {}): Hono {
   const security = httpSecurity({
     host: '127.0.0.1',
     token,
@@ -97,6 +122,16 @@ export function createAdminApp(store: Store, token: string): Hono {
     },
   );
   app.get('/admin/events', (c) => streamStoreEvents(c, store));
+  app.get('/admin/catalog', (c) => {
+    const catalog = options.catalog?.();
+    if (catalog === undefined) {
+      return c.json(
+        { error: { code: 'STORE_UNAVAILABLE', message: 'the gateway has no catalog yet' } },
+        503,
+      );
+    }
+    return c.json(catalog);
+  });
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: 'not found' } }, 404));
   return app;
 }
@@ -113,11 +148,14 @@ export interface AdminServer {
  * Serves the admin endpoint on 127.0.0.1 at a free port with a fresh random token, and
  * records both in the lock file (`store.setAdminEndpoint`) so that the CLI can find it.
  */
-export async function startAdminServer(store: Store): Promise<AdminServer> {
+export async function startAdminServer(
+  store: Store,
+  options: AdminOptions = {},
+): Promise<AdminServer> {
   const token = randomBytes(24).toString('hex');
   let listener: HttpListener;
   try {
-    listener = await listen(createAdminApp(store, token), '127.0.0.1', 0);
+    listener = await listen(createAdminApp(store, token, options), '127.0.0.1', 0);
   } catch (error) {
     throw new HintgateError(
       'STORE_UNAVAILABLE',

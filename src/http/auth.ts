@@ -13,6 +13,9 @@ import type { Principal } from '../gateway/access.js';
 /** The principal of the single `http.token` (`--token-file`, `HINTGATE_TOKEN`). */
 export const BEARER_PRINCIPAL = 'bearer';
 
+/** The principal of `http.uiToken` (`HINTGATE_UI_TOKEN`), the dashboard's own token. */
+export const UI_PRINCIPAL = 'ui';
+
 /** The shortest bearer token accepted. */
 const MIN_TOKEN_LENGTH = 16;
 
@@ -40,6 +43,11 @@ export interface HttpSecurity {
   readonly authRequired: boolean;
   /** The named tokens (their digests). */
   readonly tokens: readonly TokenDigest[];
+  /**
+   * The dashboard's own token (`http.uiToken`, principal `ui`): it signs in to the dashboard
+   * only, never a bearer token of `/mcp` or `/api`.
+   */
+  readonly uiToken: TokenDigest | undefined;
   /** Validates other bearer tokens (OAuth access tokens), when configured. */
   readonly verifier: TokenVerifier | undefined;
   /** What a 401 says in `WWW-Authenticate` besides `Bearer` (the resource metadata's URL). */
@@ -56,6 +64,8 @@ export interface HttpSecurityInput {
   readonly host: string;
   /** The single token (principal `bearer`). */
   readonly token: string | undefined;
+  /** The dashboard's own token (principal `ui`), also with auth off. */
+  readonly uiToken?: string | undefined;
   /** The named tokens, their secrets read (see {@link readNamedTokens}). */
   readonly tokens?: readonly NamedToken[];
   /** OAuth access tokens, when the front is a resource server too. */
@@ -115,6 +125,25 @@ export function httpSecurity(input: HttpSecurityInput): HttpSecurity {
       );
     seen.set(token, principal.name);
   }
+  const uiToken = input.uiToken === '' ? undefined : input.uiToken;
+  if (uiToken !== undefined) {
+    if (uiToken.length < MIN_TOKEN_LENGTH)
+      throw new HintgateError(
+        'CONFIG_INVALID',
+        `http.uiToken: expected a token of at least ${MIN_TOKEN_LENGTH} characters`,
+      );
+    const other = seen.get(uiToken) ?? (input.token === uiToken ? BEARER_PRINCIPAL : undefined);
+    if (other !== undefined)
+      throw new HintgateError(
+        'CONFIG_INVALID',
+        `http.uiToken is the token of principal "${other}"; give the dashboard a token of its own`,
+      );
+    if (named.some((entry) => entry.principal.name === UI_PRINCIPAL))
+      throw new HintgateError(
+        'CONFIG_INVALID',
+        `http.tokens: the name "${UI_PRINCIPAL}" is http.uiToken's principal; name that token otherwise`,
+      );
+  }
   const bare = input.host.replace(/^\[|\]$/g, '');
   const wildcard = bare === '0.0.0.0' || bare === '::';
   const bound = wildcard ? [] : [isIP(bare) === 6 ? `[${bare}]` : bare];
@@ -131,6 +160,10 @@ export function httpSecurity(input: HttpSecurityInput): HttpSecurity {
   return {
     authRequired: !input.authDisabled,
     tokens: named.map(({ principal, token }) => ({ principal, digest: digestOf(token) })),
+    uiToken:
+      uiToken === undefined
+        ? undefined
+        : { principal: { name: UI_PRINCIPAL, groups: [] }, digest: digestOf(uiToken) },
     verifier: input.verifier,
     challenge: input.challenge,
     allowedHosts,
@@ -214,6 +247,23 @@ export function principalForToken(
     if (timingSafeEqual(digest, entry.digest)) found = entry.principal;
   }
   return found;
+}
+
+/**
+ * The principal a secret typed at the dashboard's login page signs in as: a named token's
+ * (the `/mcp` token included) or the dashboard's own `http.uiToken`'s, or undefined. Every
+ * token is compared, each in constant time.
+ */
+export function dashboardPrincipalFor(
+  security: Pick<HttpSecurity, 'tokens' | 'uiToken'>,
+  secret: string,
+): Principal | undefined {
+  const named = principalForToken(security, secret);
+  const ui =
+    security.uiToken !== undefined && timingSafeEqual(digestOf(secret), security.uiToken.digest)
+      ? security.uiToken.principal
+      : undefined;
+  return named ?? ui;
 }
 
 /** Who made a request that passed the checks: a principal, or nobody (auth off, no token). */

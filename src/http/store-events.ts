@@ -8,13 +8,17 @@ const KEEPALIVE_MS = 15_000;
 
 /**
  * Streams the store's change events as server-sent events: a `ready` event first, then one
- * event per store event that `accept` lets through (named `name`, or unnamed), in order,
+ * event per store event that `accept` lets through (named by `name`, or unnamed), in order,
  * with a keepalive comment after 15 s of silence, until the client goes away.
  */
 export function streamStoreEvents(
   c: Context,
   store: Pick<Store, 'watch'>,
-  options: { readonly accept?: (event: StoreEvent) => boolean; readonly name?: string } = {},
+  options: {
+    readonly accept?: (event: StoreEvent) => boolean;
+    /** Each event's name (a fixed one, or one per event); unnamed without. */
+    readonly name?: string | ((event: StoreEvent) => string);
+  } = {},
 ): Response {
   return streamSSE(c, async (stream) => {
     const queue: StoreEvent[] = [];
@@ -30,8 +34,9 @@ export function streamStoreEvents(
       while (!stream.aborted) {
         const event = queue.shift();
         if (event !== undefined) {
+          const name = typeof options.name === 'function' ? options.name(event) : options.name;
           await stream.writeSSE({
-            ...(options.name === undefined ? {} : { event: options.name }),
+            ...(name === undefined ? {} : { event: name }),
             data: JSON.stringify(event),
           });
           continue;

@@ -41,6 +41,7 @@ const STATUS_FILTER: Readonly<Record<ApprovalStatus, string>> = {
   expired: `(status = 'expired' OR (status = 'pending' AND expires_at <= now()))`,
   approved: `status = 'approved'`,
   denied: `status = 'denied'`,
+  withdrawn: `status = 'withdrawn'`,
 };
 
 /** The longest an approval may wait: a day. */
@@ -89,8 +90,12 @@ export function checkApprovalInput(input: ApprovalInput): InputIssue[] {
 /** Problems with a decision. */
 export function checkDecision(decision: ApprovalDecision): InputIssue[] {
   const issues: InputIssue[] = [];
-  if (decision.status !== 'approved' && decision.status !== 'denied') {
-    issues.push({ path: 'status', message: 'must be approved or denied' });
+  if (
+    decision.status !== 'approved' &&
+    decision.status !== 'denied' &&
+    decision.status !== 'withdrawn'
+  ) {
+    issues.push({ path: 'status', message: 'must be approved, denied or withdrawn' });
   }
   if (typeof decision.by !== 'string' || decision.by === '') {
     issues.push({ path: 'by', message: 'must name who decided' });

@@ -11,7 +11,13 @@ export interface Change {
   readonly event: StoreEvent;
 }
 
-const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired'];
+const STATUSES: readonly ApprovalStatus[] = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'withdrawn',
+];
 
 /** A change as a NOTIFY payload. */
 export function encodeChange(origin: string, event: StoreEvent): string {
@@ -38,9 +44,13 @@ export function decodeChange(payload: string): Change | undefined {
       return typeof name === 'string' ? { origin, event: { kind: 'toolset', name } } : undefined;
     case 'overrides':
       return { origin, event: { kind: 'overrides' } };
-    case 'pins': {
+    case 'default-toolset':
+      return { origin, event: { kind: 'default-toolset' } };
+    case 'pins':
+    case 'drift': {
+      const kind = fields['kind'];
       const server = fields['server'];
-      return typeof server === 'string' ? { origin, event: { kind: 'pins', server } } : undefined;
+      return typeof server === 'string' ? { origin, event: { kind, server } } : undefined;
     }
     case 'approval':
       return typeof id === 'string' && STATUSES.includes(status as ApprovalStatus)

@@ -2,6 +2,7 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import type { DynamicRule } from '../core/dynamic/rules.js';
 import type { ToolNote } from '../core/notes/notes.js';
+import type { DefaultToolsetWrite } from './settings.js';
 import type { ImportOptions, ImportResult, ToolsetDocument } from './transfer.js';
 import type {
   AddNotesResult,
@@ -19,6 +20,7 @@ import type {
   PinQuery,
   PinTarget,
   PinWrite,
+  StoredDefaultToolset,
   StoredNote,
   StoreKind,
   StoreListener,
@@ -64,7 +66,10 @@ export interface Store {
    * INPUT_INVALID naming each bad rule and key.
    */
   setToolsetRules(name: string, rules: readonly DynamicRule[]): Promise<Toolset>;
-  /** Deletes a toolset with its notes and overrides; NOT_FOUND when there is none. */
+  /**
+   * Deletes a toolset with its notes and overrides (a default toolset chosen to be it becomes
+   * none); NOT_FOUND when there is none.
+   */
   deleteToolset(name: string): Promise<void>;
 
   /** Adds notes to a tool of a toolset; names the tool already has are skipped, with a warning. */
@@ -100,6 +105,22 @@ export interface Store {
    */
   importToolset(document: unknown, options?: ImportOptions): Promise<ImportResult>;
 
+  /**
+   * The default toolset chosen at run time (`hintgate toolset equip`, the dashboard), or
+   * undefined when none was chosen: then the config's `toolsets.default` holds.
+   */
+  getDefaultToolset(): Promise<StoredDefaultToolset | undefined>;
+  /**
+   * Chooses the default toolset of sessions without a choice of their own: a toolset that
+   * exists (NOT_FOUND otherwise) or none; `{ kind: 'config' }` forgets the choice, so that the
+   * config's `toolsets.default` holds again. Reports a `default-toolset` change; returns what
+   * is stored now.
+   */
+  setDefaultToolset(
+    choice: DefaultToolsetWrite,
+    by?: string,
+  ): Promise<StoredDefaultToolset | undefined>;
+
   /** Puts a call in the approval queue. */
   createApproval(input: ApprovalInput): Promise<Approval>;
   /** One approval (a pending one past its expiry reads as expired), or undefined. */
@@ -125,7 +146,8 @@ export interface Store {
   listPins(query?: PinQuery): Promise<ToolPin[]>;
   /**
    * Saves what a re-check of a server's listing concluded, each pin replaced whole, in one
-   * write. Reports no change event: the gateway that checked already acts on it.
+   * write. Reports a `drift` change per server, for pages that show pins (gateways ignore
+   * it: the one that checked already acts on what it found).
    */
   savePins(pins: readonly PinWrite[]): Promise<void>;
   /**

@@ -26,6 +26,9 @@ export const PIN_STATUSES: readonly PinStatus[] = ['pinned', 'pending', 'rejecte
 
 const COLUMNS = `server, tool, status, hash, definition, pending_hash, pending, drift, first_seen,
   updated_at, decided_by, decided_at, note`;
+/** The same without the definitions (a listing of thousands of pins stays small). */
+const BRIEF_COLUMNS = `server, tool, status, hash, NULL AS definition, pending_hash,
+  NULL AS pending, drift, first_seen, updated_at, decided_by, decided_at, note`;
 
 function toPin(row: PinRow): ToolPin {
   return {
@@ -130,8 +133,9 @@ export async function selectPins(sql: Sql, query: PinQuery): Promise<ToolPin[]> 
     params.push(query.status);
     where.push(`status = $${params.length}`);
   }
+  const columns = query.definitions === false ? BRIEF_COLUMNS : COLUMNS;
   const rows = await sql.query<PinRow>(
-    `SELECT ${COLUMNS} FROM tool_pins ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+    `SELECT ${columns} FROM tool_pins ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
      ORDER BY server, tool`,
     params,
   );

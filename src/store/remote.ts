@@ -36,6 +36,8 @@ export const REMOTE_STORE_METHODS = [
   'getGlobalOverrides',
   'exportToolset',
   'importToolset',
+  'getDefaultToolset',
+  'setDefaultToolset',
   'createApproval',
   'getApproval',
   'listApprovals',
@@ -137,6 +139,11 @@ export class RemoteStore implements Store {
     this.#onWarning = options.onWarning ?? (() => undefined);
   }
 
+  /** The admin endpoint this store goes through (it serves more than the store). */
+  get endpoint(): AdminEndpoint {
+    return this.#endpoint;
+  }
+
   readonly listToolsets: Call<'listToolsets'> = (...args) => this.#call('listToolsets', args);
   readonly getToolset: Call<'getToolset'> = (...args) => this.#call('getToolset', args);
   readonly createToolset: Call<'createToolset'> = (...args) => this.#call('createToolset', args);
@@ -157,6 +164,10 @@ export class RemoteStore implements Store {
     this.#call('getGlobalOverrides', args);
   readonly exportToolset: Call<'exportToolset'> = (...args) => this.#call('exportToolset', args);
   readonly importToolset: Call<'importToolset'> = (...args) => this.#call('importToolset', args);
+  readonly getDefaultToolset: Call<'getDefaultToolset'> = (...args) =>
+    this.#call('getDefaultToolset', args);
+  readonly setDefaultToolset: Call<'setDefaultToolset'> = (...args) =>
+    this.#call('setDefaultToolset', args);
   readonly createApproval: Call<'createApproval'> = (...args) => this.#call('createApproval', args);
   readonly getApproval: Call<'getApproval'> = (...args) => this.#call('getApproval', args);
   readonly listApprovals: Call<'listApprovals'> = (...args) => this.#call('listApprovals', args);

@@ -9,6 +9,8 @@ import * as notes from './notes.js';
 import type { OverrideTarget } from './overrides.js';
 import * as overrides from './overrides.js';
 import * as pins from './pins.js';
+import type { DefaultToolsetWrite } from './settings.js';
+import * as settings from './settings.js';
 import type { Emit, StoreRunner } from './runner.js';
 import type { Sql } from './sql.js';
 import { toStoreError } from './sql.js';
@@ -28,6 +30,7 @@ import type {
   AuditRecord,
   AuditRecordInput,
   OverrideScope,
+  StoredDefaultToolset,
   PinDecision,
   PinQuery,
   PinTarget,
@@ -134,6 +137,7 @@ export class SqlStore implements Store {
     return this.runner.write(async (sql, emit) => {
       if (!(await toolsets.deleteToolsetRow(sql, name))) throw toolsets.toolsetNotFound(name);
       emit({ kind: 'toolset', name });
+      if (await settings.forgetDeletedDefault(sql, name)) emit({ kind: 'default-toolset' });
     });
   }
 
@@ -233,6 +237,22 @@ export class SqlStore implements Store {
     });
   }
 
+  async getDefaultToolset(): Promise<StoredDefaultToolset | undefined> {
+    return this.runner.read((sql) => settings.selectDefaultToolset(sql));
+  }
+
+  async setDefaultToolset(
+    choice: DefaultToolsetWrite,
+    by?: string,
+  ): Promise<StoredDefaultToolset | undefined> {
+    check.assertValid('default toolset', settings.checkDefaultToolsetWrite(choice, by));
+    return this.runner.write(async (sql, emit) => {
+      await settings.writeDefaultToolset(sql, choice, by);
+      emit({ kind: 'default-toolset' });
+      return settings.selectDefaultToolset(sql);
+    });
+  }
+
   async createApproval(input: ApprovalInput): Promise<Approval> {
     check.assertValid('approval', approvals.checkApprovalInput(input));
     return this.runner.write(async (sql, emit) => {
@@ -295,7 +315,11 @@ export class SqlStore implements Store {
 
   async savePins(list: readonly PinWrite[]): Promise<void> {
     check.assertValid('pins', pins.checkPinWrites(list));
-    if (list.length > 0) await this.runner.write((sql) => pins.upsertPins(sql, list));
+    if (list.length === 0) return;
+    await this.runner.write(async (sql, emit) => {
+      await pins.upsertPins(sql, list);
+      for (const server of new Set(list.map((pin) => pin.server))) emit({ kind: 'drift', server });
+    });
   }
 
   async decidePins(target: PinTarget, decision: PinDecision): Promise<ToolPin[]> {

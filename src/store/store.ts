@@ -17,12 +17,14 @@ export type {
   AuditQuery,
   AuditRecord,
   AuditRecordInput,
+  DefaultToolsetChoice,
   OverrideScope,
   PinDecision,
   PinQuery,
   PinStatus,
   PinTarget,
   PinWrite,
+  StoredDefaultToolset,
   StoredNote,
   StoreEvent,
   StoreKind,
@@ -43,6 +45,7 @@ export type {
   ToolsetDocument,
 } from './transfer.js';
 export { TOOLSET_DOCUMENT_VERSION, parseToolsetDocument } from './transfer.js';
+export type { DefaultToolsetWrite } from './settings.js';
 export type { LockInfo } from './lock.js';
 export { readLock } from './lock.js';
 export type { AuditWriter, AuditWriterOptions } from './audit-writer.js';

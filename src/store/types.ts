@@ -100,8 +100,11 @@ export interface OverrideScope {
   readonly toolset?: string;
 }
 
-/** The state of a call waiting for a person. */
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+/**
+ * The state of a call waiting for a person: `withdrawn` when the client gave up on the call
+ * (cancelled it, timed out or went away) before anyone decided.
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'withdrawn';
 
 /** A call to put in the approval queue. Arguments are redacted by the caller. */
 export interface ApprovalInput {
@@ -143,8 +146,9 @@ export interface Approval {
 
 /** A person's answer to a pending approval. */
 export interface ApprovalDecision {
-  readonly status: 'approved' | 'denied';
-  /** Who decided (a user name, `cli:alice`, `api:token-name`). */
+  /** A person's decision, or `withdrawn` by the gateway when the call's client gave up. */
+  readonly status: 'approved' | 'denied' | 'withdrawn';
+  /** Who decided (a user name, `cli:alice`, `api:token-name`; `client` for a withdrawal). */
   readonly by: string;
   readonly note?: string;
 }
@@ -212,15 +216,34 @@ export interface AuditQuery {
 
 /**
  * A change, from this store or (PostgreSQL) from another process sharing the database.
- * `resync` says events may have been missed (the listening connection was lost and came
- * back): reload whatever is cached.
+ * `pins` is a person's decision on a server's pins (gateways apply it); `drift` says a
+ * gateway's re-check saved what it found about a server's tools (first pins, drift, tools
+ * gone), for whoever shows them. `default-toolset`: the default toolset chosen at run time
+ * changed. `resync` says events may have been missed (the listening connection was lost and
+ * came back): reload whatever is cached.
  */
 export type StoreEvent =
   | { readonly kind: 'toolset'; readonly name: string }
   | { readonly kind: 'overrides' }
   | { readonly kind: 'approval'; readonly id: string; readonly status: ApprovalStatus }
   | { readonly kind: 'pins'; readonly server: string }
+  | { readonly kind: 'drift'; readonly server: string }
+  | { readonly kind: 'default-toolset' }
   | { readonly kind: 'resync' };
+
+/**
+ * The default toolset chosen at run time (`hintgate toolset equip`, the dashboard's "Equip as
+ * default"): a toolset by name, or none at all.
+ */
+export type DefaultToolsetChoice =
+  { readonly kind: 'toolset'; readonly name: string } | { readonly kind: 'none' };
+
+/** What {@link DefaultToolsetChoice} a store holds, since when and by whom. */
+export type StoredDefaultToolset = DefaultToolsetChoice & {
+  readonly updatedAt: string;
+  /** Who chose it (`cli:alice`, `dashboard:bearer`). */
+  readonly by?: string;
+};
 
 /** Receives store events; it must not throw (a throwing listener is ignored). */
 export type StoreListener = (event: StoreEvent) => void;
@@ -276,6 +299,8 @@ export interface PinQuery {
   readonly server?: string;
   readonly tool?: string;
   readonly status?: PinStatus;
+  /** False: the rows without their definitions (`definition`, `pending`), for a listing. */
+  readonly definitions?: boolean;
 }
 
 /** Which pins a decision is about: one tool of a server, or all its waiting ones. */

@@ -56,7 +56,9 @@ describe('hintgate init', () => {
     const cwd = scratchDir();
     const run = await runCli(['init'], { cwd, env: { ...clean, HOME: home } });
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('Not imported: run `hintgate init --yes`');
+    expect(run.stderr).toContain(
+      'Not imported: run `npx hintgate init --yes --force` to replace the starter config written now with them.',
+    );
     const text = readFileSync(join(cwd, 'hintgate.config.yaml'), 'utf8');
     expect(text).toContain('@modelcontextprotocol/server-memory');
     expect(text).toContain('MEMORY_FILE_PATH: ${HINTGATE_DATA_DIR}/memory.jsonl');
@@ -64,6 +66,13 @@ describe('hintgate init', () => {
     expect(loaded.config.mcpServers['memory']?.env['MEMORY_FILE_PATH']).toBe(
       join(cwd, '.hintgate', 'memory.jsonl'),
     );
+    // What it says to run works.
+    const again = await runCli(['init', '--yes', '--force'], {
+      cwd,
+      env: { ...clean, HOME: home },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'hintgate.config.yaml'), 'utf8')).toContain('${MY_TOKEN:-none}');
   });
 
   it('imports a VS Code file given with --from, and refuses to overwrite without --force', async () => {

@@ -1,9 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lintTool } from '../../src/cli/run-lint.js';
+import { toCatalogEntry, toToolRecord } from '../../src/gateway/catalog-entry.js';
+import { META_TOOLS } from '../../src/gateway/meta-tools/index.js';
+import type { JsonObject } from '../../src/mcp/json-rpc.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
-import { fixture } from '../helpers/paths.js';
+import { CLI, fixture } from '../helpers/paths.js';
+import { preparedDataDir } from '../store/helpers/harness.js';
 
 const node = JSON.stringify(process.execPath);
 
@@ -53,7 +57,113 @@ describe('lintTool notes', () => {
   });
 });
 
+/** A tool as a hintgate gateway lists it (the catalog's own listed form). */
+function throughGateway(server: string, tool: JsonObject): JsonObject {
+  const record = toToolRecord(server, tool, { trust: 'untrusted' });
+  if (record === undefined) throw new Error('no record');
+  return toCatalogEntry(record, `${server}_${String(tool['name'])}`).listed;
+}
+
+describe('lintTool of a tool listed by a hintgate gateway', () => {
+  it('checks what the server declared, not the values hintgate filled in', () => {
+    const result = lintTool(
+      throughGateway('fs', {
+        name: 'echo_text',
+        description: 'Returns the text.',
+        annotations: { readOnlyHint: true },
+      }),
+      'untrusted',
+    );
+    expect(result.name).toBe('fs_echo_text');
+    expect(result.declared).toEqual({ readOnlyHint: true });
+    expect(result.warnings).toEqual([]);
+    expect(result.missing).toEqual([]);
+    expect(result.through).toMatchObject({
+      server: 'fs',
+      namespacedName: 'fs.echo_text',
+      own: false,
+      filled: {
+        title: { value: 'Echo Text', source: 'inferred' },
+        destructiveHint: { source: expect.any(String) },
+        idempotentHint: { source: expect.any(String) },
+      },
+    });
+    // Inference reads the tool's own name: "fs" is no word of it.
+    expect(result.notes).toEqual([]);
+  });
+
+  it('still finds the conflict of a declaration hintgate overruled', () => {
+    const result = lintTool(
+      throughGateway('db', {
+        name: 'delete_table',
+        description: 'Deletes a table.',
+        annotations: { readOnlyHint: true },
+      }),
+      'untrusted',
+    );
+    expect(result.declared).toEqual({ readOnlyHint: true });
+    expect(result.through?.filled['readOnlyHint']).toEqual({ value: false, source: 'inferred' });
+    expect(result.conflicts).toEqual([
+      expect.objectContaining({ field: 'readOnlyHint', declared: true }),
+    ]);
+  });
+
+  it("reports nothing about hintgate's own meta tools", () => {
+    for (const meta of META_TOOLS) {
+      const result = lintTool(meta.entry.listed, 'untrusted');
+      expect(result.through?.own).toBe(true);
+      expect([...result.warnings, ...result.errors, ...result.conflicts, ...result.notes]).toEqual(
+        [],
+      );
+    }
+  });
+});
+
 describe('hintgate lint', () => {
+  it("lints a gateway's own endpoint: its servers' declarations, not what it filled in", async () => {
+    const config = writeConfig(scratchDir(), { echo: fixtureServer('echo') });
+    const run = await runCli([
+      'lint',
+      '--stdio',
+      `${node} ${JSON.stringify(CLI)} serve --config ${JSON.stringify(config)}`,
+    ]);
+    expect(run.stdout).toMatch(
+      /^echo_echo \(echo\.echo, through hintgate\)\n {2}declared: {2}title="Echo text" readOnlyHint=true openWorldHint=false \(by server "echo"\)\n {2}filled: {4}destructiveHint=\S+ \(\S+\) idempotentHint=/m,
+    );
+    expect(run.stdout).toMatch(/^echo_delete_all_records .*\n {2}declared: {2}readOnlyHint=true /m);
+    expect(run.stdout).toMatch(
+      /^10 tool\(s\): 10 fully annotated, 0 missing hints, 0 error\(s\), 0 warning\(s\), 1 conflict\(s\), 0 note\(s\), 0 suspicious text\(s\)$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^10 tool\(s\) listed by a hintgate gateway: checked as their servers declared them; \d+ value\(s\) filled in by hintgate/m,
+    );
+    expect(run.code).toBe(1);
+  }, 120_000);
+
+  it('says so when a gateway lists no tool of its servers, after waiting for them within --timeout', async () => {
+    const config = writeConfig(
+      scratchDir(),
+      {
+        slow: fixtureServer('hang', ['--mode', 'silent'], {
+          timeouts: { connectMs: 60_000, closeGraceMs: 300 },
+        }),
+      },
+      // An initialized store: a new one takes seconds to create on a loaded machine.
+      { gateway: { startupWaitMs: 0 }, dataDir: await preparedDataDir() },
+    );
+    const run = await runCli([
+      'lint',
+      '--timeout',
+      '15000',
+      '--stdio',
+      `${node} ${JSON.stringify(CLI)} serve --config ${JSON.stringify(config)}`,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      'the gateway lists no tool of its servers: they are still starting or down (its log, <dataDir>/logs/gateway.log, says why); lint one with --config <file> --server <name>',
+    );
+  }, 120_000);
+
   it('lints a stdio server: a block per tool, a summary, exit 1 for a conflict', async () => {
     const run = await runCli(['lint', '--stdio', `${node} ${fixture('echo')}`]);
     expect(run.stdout).toMatch(/^delete_all_records\n {2}declared: {2}readOnlyHint=true\n/m);

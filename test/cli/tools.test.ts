@@ -13,7 +13,7 @@ describe('hintgate tools', () => {
   it('prints the catalog with badges, markers for inferred values and conflicts, and each server', async () => {
     const run = await runCli(['tools', '--config', writeConfig(scratchDir(), servers)]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^tool +server +hints +title$/m);
+    expect(run.stdout).toMatch(/^tool +server +hints +title +policy$/m);
     expect(run.stdout).toMatch(/^echo_echo +echo +RO IDEM\S? +Echo text$/m);
     expect(run.stdout).toMatch(/^echo_delete_all_records +echo +no-RO! DESTR\*/m);
     expect(run.stdout).toMatch(/^modern_lookup +modern +RO /m);
@@ -56,6 +56,57 @@ describe('hintgate tools', () => {
       sources: { readOnlyHint: 'declared', tags: 'server-default' },
     });
   });
+
+  it('says which tools policy will ask about, queue or refuse, with a toolset too', async () => {
+    const dir = scratchDir();
+    const config = writeConfig(
+      dir,
+      { echo: fixtureServer('echo') },
+      {
+        policy: {
+          servers: { echo: { confirm: 'writes' } },
+          tools: {
+            'echo.delete_all_records': { deny: true },
+            'echo.add': { requireApprovalQueue: true },
+          },
+        },
+      },
+    );
+    const run = await runCli(['tools', '--config', config]);
+    expect(run.code, run.stderr).toBe(0);
+    const policyOf = (stdout: string, tool: string): string =>
+      new RegExp(`^${tool} .*$`, 'm')
+        .exec(stdout)?.[0]
+        .split(/\s{2,}/)
+        .at(-1) ?? '';
+    expect(run.stdout).toMatch(/^echo_echo +echo +RO IDEM\S? +Echo text$/m);
+    expect(policyOf(run.stdout, 'echo_add')).toBe('approval queue');
+    expect(policyOf(run.stdout, 'echo_delete_all_records')).toBe('denied');
+    expect(policyOf(run.stdout, 'echo_log')).toBe('confirm');
+    expect(run.stdout).toMatch(
+      /^policy: \d+ tool\(s\) confirm \(the client is asked when it can answer, else the approval queue\), 1 only through the approval queue, 1 denied; --explain says why$/m,
+    );
+    const explained = await runCli(['tools', '--config', config, '--explain']);
+    expect(explained.stdout).toMatch(/^ {2}denied: calls to this tool are denied by policy$/m);
+    expect(explained.stdout).toMatch(/^ {2}confirm: policy confirm: writes; readOnlyHint: false/m);
+
+    const json = JSON.parse((await runCli(['tools', '--config', config, '--json'])).stdout);
+    const add = json.tools.find((tool: Wire) => tool.flattenedName === 'echo_add');
+    expect(add.policy).toMatchObject({ decision: 'confirm', channel: 'queue' });
+
+    // In a toolset whose override makes echo.add read-only, it is called without asking.
+    for (const args of [
+      ['toolset', 'create', 'calm', '--server', 'echo'],
+      ['override', 'set', 'echo.add', 'readOnlyHint=true', '--toolset', 'calm'],
+    ]) {
+      const setup = await runCli([...args, '--config', config]);
+      expect(setup.code, setup.stderr).toBe(0);
+    }
+    const calm = await runCli(['tools', '--config', config, '--toolset', 'calm']);
+    expect(calm.code, calm.stderr).toBe(0);
+    expect(policyOf(calm.stdout, 'echo_add')).not.toMatch(/confirm|queue|denied/);
+    expect(policyOf(calm.stdout, 'echo_delete_all_records')).toBe('denied');
+  }, 180_000);
 
   it('finds hintgate.config.json in the working directory, and says so when there is none', async () => {
     const missing = await runCli(['tools'], { env: {} });

@@ -112,4 +112,41 @@ describe('paths in a config', () => {
       MEMORY_FILE_PATH: '/etc/hg/data/memory.jsonl',
     });
   });
+
+  it("keeps the data of a client's own file in the user's data folder, never beside the file", () => {
+    const servers = { mcpServers: { m: { command: 'node' } } };
+    const dataDirOf = (
+      file: string,
+      value: unknown,
+      extra: { env?: Record<string, string>; platform?: NodeJS.Platform } = {},
+    ) =>
+      parseConfig(JSON.stringify(value), file, {
+        env: extra.env ?? env,
+        platform: extra.platform ?? 'linux',
+      }).dataDir;
+    const claude = '/home/u/.config/Claude/claude_desktop_config.json';
+    expect(dataDirOf(claude, servers)).toMatch(
+      /^\/home\/u\/\.local\/share\/hintgate\/Claude-claude_desktop_config-[0-9a-f]{8}$/,
+    );
+    // One folder per file: another client's file gets another.
+    expect(dataDirOf('/home/u/.cursor/mcp.json', servers)).toMatch(
+      /^\/home\/u\/\.local\/share\/hintgate\/cursor-mcp-[0-9a-f]{8}$/,
+    );
+    expect(dataDirOf('/w/p/.vscode/mcp.json', { servers: { m: { command: 'node' } } })).toMatch(
+      /\/vscode-mcp-[0-9a-f]{8}$/,
+    );
+    // Any file holding a client's own keys counts.
+    expect(dataDirOf('/w/any.json', { globalShortcut: 'Ctrl+Space', ...servers })).toMatch(
+      /^\/home\/u\/\.local\/share\/hintgate\/w-any-[0-9a-f]{8}$/,
+    );
+    expect(dataDirOf(claude, servers, { env: { HOME: '/home/u', XDG_DATA_HOME: '/xdg' } })).toMatch(
+      /^\/xdg\/hintgate\//,
+    );
+    expect(dataDirOf(claude, servers, { platform: 'darwin' })).toMatch(
+      /^\/home\/u\/Library\/Application Support\/hintgate\//,
+    );
+    // Set by hand, or a hintgate config of its own: as written, beside the file by default.
+    expect(dataDirOf(claude, { ...servers, dataDir: '/srv/hg' })).toBe('/srv/hg');
+    expect(dataDirOf('/w/hintgate.config.json', servers)).toBe('/w/.hintgate');
+  });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load.js';
+import { namePrefixes } from '../../src/config/schema.js';
 
 const env = { HOME: '/home/u', GH_TOKEN: 'ghp_secret' };
 
@@ -63,10 +64,12 @@ describe('loadConfig', () => {
             'bad name': { command: 'x' },
           },
           htttp: {},
+          http: { uiToken: 'short' },
         }),
       ),
     ).toEqual(
       expect.arrayContaining([
+        'http.uiToken: expected a token of at least 16 characters',
         'mcpServers.github.args: expected an array of strings',
         'mcpServers.github.trust: expected trusted or untrusted',
         'mcpServers.web.url: expected a URL (http:// or https://)',
@@ -75,6 +78,33 @@ describe('loadConfig', () => {
         '(top level): unknown key "htttp"',
       ]),
     );
+  });
+
+  it("reads a server's name prefix: true by default, false, or a prefix of its own", () => {
+    const { config } = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          a: { command: 'x' },
+          b: { command: 'x', prefix: false },
+          c: { command: 'x', prefix: 'gh' },
+        },
+      }),
+      '/x/c.json',
+      { env },
+    );
+    expect(namePrefixes(config.mcpServers)('a')).toBe('a');
+    expect(namePrefixes(config.mcpServers)('b')).toBe(false);
+    expect(namePrefixes(config.mcpServers)('c')).toBe('gh');
+    expect(
+      issuesOf(
+        JSON.stringify({
+          mcpServers: { a: { command: 'x', prefix: 'g h' }, b: { command: 'x', prefix: '' } },
+        }),
+      ),
+    ).toEqual([
+      'mcpServers.a.prefix: expected up to 64 letters, digits, "_" and "-"',
+      'mcpServers.b.prefix: expected up to 64 letters, digits, "_" and "-"',
+    ]);
   });
 
   it('checks annotation values in server defaults', () => {

@@ -11,7 +11,6 @@ describe('the policy section', () => {
       confirm: 'destructive',
       autoApproveReadOnly: true,
       requireApprovalQueue: false,
-      approvalTimeoutMs: 120_000,
       elicitation: true,
       waitForApproval: true,
       servers: {},
@@ -22,8 +21,15 @@ describe('the policy section', () => {
       timeouts: { estimateFactor: 5, minMs: 5_000, maxMs: 3_600_000 },
       routing: { failureThreshold: 3, cooldownMs: 30_000 },
       audit: { enabled: true, restrictedArguments: 'omit' },
+      waiting: {
+        progressMs: 5_000,
+        approvalTimeoutMs: 50_000,
+        keptAliveApprovalTimeoutMs: 300_000,
+      },
       passthrough: false,
     });
+    // Unset: how long a call waits for a person depends on its client (`waiting`).
+    expect(policy.approvalTimeoutMs).toBeUndefined();
   });
 
   it('refuses a timeout floor above its ceiling', () => {

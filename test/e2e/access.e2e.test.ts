@@ -90,7 +90,7 @@ describe('who may use which tool: two principals on one HTTP front', () => {
     const refused = await callTool(alice, 'counter_write_value', { key: 'k', value: 1 });
     expect(refused['isError']).toBe(true);
     expect(textOf(refused)).toBe(
-      "Access denied: alice may not call counter.write_value through this gateway (access.rules[1]) (interns get read-only tools). Do not retry; ask the gateway's administrator for access if it is needed.",
+      "Access denied: alice may not call counter_write_value through this gateway (access.rules[1]) (interns get read-only tools). Do not retry; ask the gateway's administrator for access if it is needed.",
     );
     expect(callsIn(dir, 'counter', 'write_value')).toHaveLength(0);
     const modern = await connect(ALICE, 'v2-auto');
@@ -100,7 +100,7 @@ describe('who may use which tool: two principals on one HTTP front', () => {
     expect(done['isError']).toBeUndefined();
     expect(callsIn(dir, 'counter', 'write_value')).toHaveLength(1);
     expect(textOf(await callTool(bob, 'counter_get_quote', {}))).toContain(
-      'Access denied: bob may not call counter.get_quote through this gateway (access.rules[2])',
+      'Access denied: bob may not call counter_get_quote through this gateway (access.rules[2])',
     );
     const read = await callTool(alice, 'counter_read_value', { key: 'k' });
     expect(read['isError']).toBeUndefined();

@@ -130,7 +130,7 @@ describe('the call path end to end: retry, cache, rate limits, policy', () => {
     expect(results.slice(0, 2).every((result) => result['isError'] === undefined)).toBe(true);
     expect(results[2]?.['isError']).toBe(true);
     expect(textOf(results[2] ?? {})).toMatch(
-      /^Rate limit: counter\.get_quote takes at most 2 call\(s\) a minute; try again in \d+ s\.$/,
+      /^Rate limit: counter_get_quote takes at most 2 call\(s\) a minute; try again in \d+ s\.$/,
     );
     expect(callsIn(dir, 'counter', 'get_quote')).toHaveLength(2);
   });

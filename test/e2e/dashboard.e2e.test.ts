@@ -1,11 +1,11 @@
 /**
  * The dashboard in real headless Chromium, against a real gateway (`hintgate serve --http`
  * with a token) over the counter and echo fixture servers, with a real SDK client making
- * the calls. Set HINTGATE_SCREENSHOTS=1 to write docs/images/dashboard-*.png.
+ * the calls (principal `bearer`). The person at the browser signs in with the dashboard's
+ * own token (`http.uiToken`, principal `ui`, an approver); dana (no approver role) and the
+ * calling principal look at the same time over HTTP. Set HINTGATE_SCREENSHOTS=1 to write
+ * docs/images/dashboard-*.png.
  */
-import { mkdirSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,24 +17,35 @@ import {
   connectGatewayHttp,
   counterServer,
   elicitingClient,
+  eventually,
   textOf,
   writeFastConfig,
 } from '../helpers/call-path.js';
 import { fixtureServer, scratchDir } from '../helpers/config.js';
+import {
+  SCREENSHOTS,
+  postForm,
+  screenshot,
+  signIn,
+  startDashboardGateway,
+  statusWithHost,
+} from '../helpers/dashboard.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
-import { rawListTools, spawnGateway } from '../helpers/gateway.js';
-import { ROOT } from '../helpers/paths.js';
+import { rawListTools } from '../helpers/gateway.js';
+import { waitFor } from '../helpers/processes.js';
 
 const TOKEN = 'dashboard-test-token-0123456789';
-const SCREENSHOTS = process.env['HINTGATE_SCREENSHOTS'] === '1';
+const UI_TOKEN = 'dashboard-ui-token-0123456789';
+const DANA_TOKEN = 'dashboard-dana-token-0123456789';
 
 describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
   const dir = scratchDir();
-  let gateway: GatewayProcess & { url: string };
+  let gateway: GatewayProcess & { url: string; base: string };
   let base: string;
   let browser: TestBrowser;
   let page: Page;
   let client: Client;
+  let listChanged = 0;
 
   beforeAll(async () => {
     const config = await writeFastConfig(
@@ -43,15 +54,21 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
       {
         toolsets: { default: 'ops' },
         policy: { approvalTimeoutMs: 60_000 },
+        http: { uiToken: UI_TOKEN, tokens: [{ name: 'dana', token: DANA_TOKEN }] },
+        // The calling principal is an approver too: never of its own calls.
+        access: { approvers: ['ui', 'bearer'] },
       },
     );
-    [gateway, browser] = await Promise.all([startGateway(config), launchBrowser()]);
-    base = gateway.url.replace(/\/mcp$/, '');
+    [gateway, browser] = await Promise.all([startDashboardGateway(config, TOKEN), launchBrowser()]);
+    base = gateway.base;
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     // A client that cannot be asked (no elicitation): destructive calls go to the queue.
     client = elicitingClient('legacy', () => ({ action: 'decline' }), {
       elicitation: false,
     }).client;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      listChanged++;
+    });
     await connectGatewayHttp(client, gateway.url, { authorization: `Bearer ${TOKEN}` });
     await gateway.waitForStderr(/2 of 2 server\(s\) up/, 30_000);
   }, 150_000);
@@ -68,11 +85,12 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.fill('input[name=token]', 'not-the-token-at-all');
     await page.press('input[name=token]', 'Enter');
     await expect(page.locator('.notice.error').textContent()).resolves.toContain(
-      "not the gateway's token",
+      "not one of the gateway's tokens",
     );
-    await page.fill('input[name=token]', TOKEN);
+    await page.fill('input[name=token]', UI_TOKEN);
     await page.press('input[name=token]', 'Enter');
     await page.waitForURL(`${base}/ui/approvals`);
+    await expect(page.locator('.who .principal').textContent()).resolves.toBe('ui');
     const cookie = (await browser.context.cookies()).find((c) => c.name === 'hintgate_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
   });
@@ -147,8 +165,56 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
     expect(callsIn(dir, 'counter', 'write_value')).toHaveLength(1);
     await page.reload();
     await expect(page.locator('#approval-decided').textContent()).resolves.toContain(
-      'dashboard:bearer',
+      'dashboard:ui',
     );
+  });
+
+  it('refuses the decision of the principal that made the call, and of one without the role', async () => {
+    const call = callTool(client, 'counter_write_value', { key: 'k', value: 3 });
+    const item = page.locator('[data-approval]', { hasText: 'counter.write_value' });
+    await item.waitFor();
+    await expect(item.locator('.requester').textContent()).resolves.toContain('bearer');
+    const id = (await item.getAttribute('data-approval')) ?? '';
+    // The caller's own token, signed in to the dashboard, and dana, at the same time.
+    const [caller, dana] = await Promise.all([signIn(base, TOKEN), signIn(base, DANA_TOKEN)]);
+    const [own, other] = await Promise.all([
+      fetch(`${base}/ui/approvals`, { headers: { cookie: caller.cookie, accept: 'text/html' } }),
+      fetch(`${base}/ui/approvals`, { headers: { cookie: dana.cookie, accept: 'text/html' } }),
+    ]);
+    const ownPage = await own.text();
+    expect(ownPage).toContain('You made this call (bearer)');
+    expect(ownPage).not.toContain(`action="/ui/approvals/${id}"`);
+    const otherPage = await other.text();
+    expect(otherPage).toContain('dana does not have the approver role');
+    expect(otherPage).not.toContain(`action="/ui/approvals/${id}"`);
+    const refusals = await Promise.all(
+      [caller, dana].map((session) =>
+        postForm(base, `/ui/approvals/${id}`, session, { decision: 'approve' }),
+      ),
+    );
+    expect(refusals.map((response) => response.status)).toEqual([403, 403]);
+    await expect(refusals[0]?.text()).resolves.toContain('bearer made this call');
+    await expect(refusals[1]?.text()).resolves.toContain('does not have the approver role');
+    expect(callsIn(dir, 'counter', 'write_value')).toHaveLength(1);
+    // The approver at the browser decides.
+    await item.locator('button.danger').click();
+    const result = await call;
+    expect(result['isError']).toBe(true);
+    expect(callsIn(dir, 'counter', 'write_value')).toHaveLength(1);
+  });
+
+  it("signs in with the dashboard's own token, which is no bearer token of /mcp or /api", async () => {
+    const bearer = { authorization: `Bearer ${UI_TOKEN}` };
+    expect((await fetch(`${base}/api/tools`, { headers: bearer })).status).toBe(401);
+    const mcp = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(401);
+    expect(
+      (await fetch(`${base}/api/tools`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(200);
   });
 
   it('puts notes and overrides edited in the page into the next tools/list', async () => {
@@ -196,6 +262,100 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
     ).toMatchObject({ openWorldHint: 'override' });
   });
 
+  it('shows per-tool stats over the window chosen, and names a window it does not know', async () => {
+    await page.goto(`${base}/ui/stats`);
+    await expect(page.inputValue('select[name=window]')).resolves.toBe('24h');
+    const row = page.locator('table.stats tbody tr', { hasText: 'counter.write_value' });
+    await expect(row.locator('td').first().textContent()).resolves.toMatch(/^[1-9]\d*$/);
+    await page.selectOption('select[name=window]', '15m');
+    await page.click('form.filters button[type=submit]');
+    await page.waitForURL(/\/ui\/stats\?window=15m/);
+    await expect(page.inputValue('select[name=window]')).resolves.toBe('15m');
+    await expect(page.locator('main').textContent()).resolves.toContain('in the last 15m');
+    await row.waitFor();
+    const bad = await page.goto(`${base}/ui/stats?window=2y`);
+    expect(bad?.status()).toBe(400);
+    await expect(page.locator('.notice.error').textContent()).resolves.toContain(
+      'window: expected one of 15m, 1h, 24h, 7d, 30d; got "2y"',
+    );
+  });
+
+  it("edits a toolset's members, naming a bad line, and equips it as the default of sessions without a choice", async () => {
+    await page.goto(`${base}/ui/toolsets`);
+    await expect(page.locator('nav a[aria-current=page]').allTextContents()).resolves.toEqual([
+      'Toolsets',
+    ]);
+    await page.fill('#create input[name=name]', 'readers');
+    await page.fill('#create textarea[name=members]', 'counter.read_value');
+    await page.click('#create button[type=submit]');
+    await page.waitForURL(/\/ui\/toolsets\/readers\?done=created/);
+    // A bad line: the error names it, what was typed stays, nothing is written.
+    const typed = 'counter.read_value\n\nbad server!';
+    await page.fill('#members textarea[name=members]', typed);
+    await page.click('#members button[type=submit]');
+    await expect(page.locator('#members .notice.error').textContent()).resolves.toContain(
+      'members, line 3 ("bad server!")',
+    );
+    await expect(page.inputValue('#members textarea[name=members]')).resolves.toBe(typed);
+    await page.fill('#members textarea[name=members]', 'counter.read_value\necho.echo');
+    await page.click('#members button[type=submit]');
+    await page.waitForURL(/done=saved/);
+    await expect(page.locator('ul.members').textContent()).resolves.toContain('echo.echo');
+
+    // The client's session has not chosen a toolset: it is told, and lists these two.
+    let before = listChanged;
+    await page.click('button:text-is("Equip as default")');
+    await page.waitForURL(/done=default/);
+    await expect(page.locator('main .pill').first().textContent()).resolves.toBe('default');
+    await eventually(() => (listChanged > before ? true : undefined), 20_000, 'list_changed');
+    const names = (await rawListTools(client)).map((tool) => tool['name']).sort();
+    expect(names).toEqual(['counter_read_value', 'echo_echo']);
+    before = listChanged;
+    await page.click('button:text-is("Stop being the default")');
+    await page.waitForURL(/done=default/);
+    await eventually(() => (listChanged > before ? true : undefined), 20_000, 'list_changed');
+    expect((await rawListTools(client)).length).toBeGreaterThan(2);
+  });
+
+  it('answers a page that does not exist with the navigation and what is missing', async () => {
+    const missing = await page.goto(`${base}/ui/no-such-page`);
+    expect(missing?.status()).toBe(404);
+    await expect(page.locator('.notice.error').textContent()).resolves.toBe(
+      'No page at /ui/no-such-page.',
+    );
+    await expect(page.locator('nav a').count()).resolves.toBe(6);
+    const tool = await page.goto(`${base}/ui/tools/nothing.here`);
+    expect(tool?.status()).toBe(404);
+    await expect(page.locator('.notice.error').textContent()).resolves.toContain(
+      'No tool "nothing.here" in the catalog',
+    );
+  });
+
+  it('equips a toolset as the default, kept in the store over the config default', async () => {
+    const servers = async (): Promise<string[]> =>
+      [...new Set((await rawListTools(client)).map((tool) => String(tool['name']).split('_')[0]))]
+        .filter((name): name is string => name !== undefined)
+        .sort();
+    expect(await servers()).toEqual(['counter', 'echo']);
+    await page.goto(`${base}/ui/toolsets`);
+    await page.fill('#create input[name=name]', 'echo-only');
+    await page.fill('#create textarea[name=members]', 'echo');
+    await page.click('#create button[type=submit]');
+    await page.waitForURL(/\/ui\/toolsets\/echo-only\?done=created/);
+    await page.click('button[name=action][value=set]');
+    await page.waitForURL(/\/ui\/toolsets\/echo-only\?done=default/);
+    await expect(page.locator('form.inline .pill').textContent()).resolves.toBe('default');
+    await waitFor(servers, (names) => names.join() === 'echo', 10_000, 50);
+    await page.goto(`${base}/ui/toolsets`);
+    await expect(page.locator('main p.muted').first().textContent()).resolves.toMatch(
+      /see echo-only \(chosen by dashboard:bearer; it wins over the config's toolsets\.default, "ops"\)/,
+    );
+    await page.goto(`${base}/ui/toolsets/echo-only`);
+    await page.click('button[name=action][value=config]');
+    await page.waitForURL(/done=default/);
+    await waitFor(servers, (names) => names.join() === 'counter,echo', 10_000, 50);
+  });
+
   it('refuses requests without a session, from another origin, or without the CSRF token', async () => {
     const noSession = await fetch(`${base}/ui`, {
       redirect: 'manual',
@@ -241,33 +401,3 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
     expect(await statusWithHost(`${base}/ui`, 'evil.example', session)).toBe(403);
   });
 });
-
-/** `hintgate serve --http` with a token; the first start of the embedded store can be slow. */
-async function startGateway(config: string): Promise<GatewayProcess & { url: string }> {
-  const gateway = spawnGateway(
-    ['serve', '--config', config, '--http', '127.0.0.1:0', '--token', TOKEN],
-    {},
-    'ignore',
-  );
-  const match = await gateway.waitForStderr(/listening on (http:\/\/\S+)/, 90_000);
-  return { ...gateway, url: match[1] as string };
-}
-
-/** The status of a GET sent with this Host header. */
-function statusWithHost(url: string, host: string, cookie: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = httpGet(url, { headers: { host, cookie } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.on('error', reject);
-  });
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const dir = join(ROOT, 'docs', 'images');
-  mkdirSync(dir, { recursive: true });
-  // No focus ring from autofocus in the picture.
-  await page.evaluate('document.activeElement?.blur()');
-  await page.screenshot({ path: join(dir, name), fullPage: true });
-}

@@ -106,5 +106,10 @@ describe('the example config fronting published npm servers', () => {
     expect(JSON.stringify(deleted['content'])).toMatch(
       /needs approval: this call waits for a person in the gateway's approval queue \(approval [0-9a-f]{12}\)/,
     );
+    // The model is told the name it calls, not the namespaced one it cannot.
+    expect(JSON.stringify(deleted['content'])).toContain(
+      'call memory_delete_entities again with the same arguments',
+    );
+    expect(JSON.stringify(deleted['content'])).not.toContain('memory.delete_entities');
   });
 });

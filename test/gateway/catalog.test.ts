@@ -27,6 +27,43 @@ describe('Catalog', () => {
     expect(catalog.resolve('nope')).toBeUndefined();
   });
 
+  it("names a server's tools under its own prefix, or under their own names", () => {
+    const prefixes: Record<string, string | false> = { plain: false, github: 'gh' };
+    const catalog = new Catalog({ prefixOf: (server) => prefixes[server] ?? server });
+    catalog.setServer('plain', [tool('search'), tool('files.read')], untrusted);
+    catalog.setServer('github', [tool('create_issue')], untrusted);
+    expect(catalog.listedTools().map((listed) => listed['name'])).toEqual([
+      'gh_create_issue',
+      'search',
+      'files.read',
+    ]);
+    expect(catalog.resolve('search')?.namespacedName).toBe('plain.search');
+    expect(catalog.resolve('plain.search')?.namespacedName).toBe('plain.search');
+    expect(catalog.resolve('gh_create_issue')?.namespacedName).toBe('github.create_issue');
+    expect(catalog.resolve('github_create_issue')).toBeUndefined();
+    expect(catalog.collisions()).toEqual([]);
+    catalog.setHeld('plain', new Map([['held', 'held back: approve it']]));
+    expect(catalog.heldReason('held')).toBe('held back: approve it');
+    catalog.setHeld('github', new Map([['drifted', 'held back too']]));
+    expect(catalog.heldReason('gh_drifted')).toBe('held back too');
+    expect(catalog.heldReason('github.drifted')).toBe('held back too');
+  });
+
+  it('reports tools of two servers that want one name; the first by namespaced name keeps it', () => {
+    const catalog = new Catalog({ prefixOf: () => false });
+    catalog.setServer('b', [tool('search')], untrusted);
+    expect(catalog.collisions()).toEqual([]);
+    catalog.setServer('a', [tool('search')], untrusted);
+    expect(catalog.collisions()).toMatchObject([
+      { name: 'search', kept: 'a.search', renamed: 'b.search' },
+    ]);
+    expect(catalog.resolve('search')?.server).toBe('a');
+    expect(catalog.getByNamespacedName('b.search')?.flattenedName).toMatch(/^search_[0-9a-f]{8}$/);
+    catalog.removeServer('a');
+    expect(catalog.collisions()).toEqual([]);
+    expect(catalog.resolve('search')?.server).toBe('b');
+  });
+
   it('builds what tools/list shows: effective MCP fields in annotations, extensions and provenance in _meta, nothing dropped', () => {
     const catalog = new Catalog();
     catalog.setServer(

@@ -57,6 +57,43 @@ describe('Directory', () => {
     expect(() => directory.serverForUri('mail://inbox')).toThrow('no server offers "mail://inbox"');
   });
 
+  it('serves a server without a prefix under its own names, and one with its own prefix', () => {
+    const prefixes: Record<string, string | false> = { plain: false, custom: 'c' };
+    const directory = new Directory({ prefixOf: (server) => prefixes[server] ?? server });
+    directory.setServer(
+      'plain',
+      offerings(
+        [{ name: 'greet' }],
+        [{ uri: 'test://a', name: 'a' }],
+        [{ uriTemplate: 'test://t/{id}', name: 'template' }],
+      ),
+    );
+    directory.setServer('custom', offerings([{ name: 'greet' }]));
+    directory.setServer('other', offerings([{ name: 'hello' }]));
+    expect(directory.listPrompts().map((prompt) => prompt['name'])).toEqual([
+      'c_greet',
+      'other_hello',
+      'greet',
+    ]);
+    expect(directory.prompt('greet')).toMatchObject({ server: 'plain', name: 'greet' });
+    expect(directory.prompt('c_greet')).toMatchObject({ server: 'custom', name: 'greet' });
+    expect(directory.listResources()[0]?.['name']).toBe('a');
+    expect(directory.listResourceTemplates()[0]?.['name']).toBe('template');
+    expect(directory.collisions()).toEqual([]);
+  });
+
+  it('reports prompts of two servers that want one name', () => {
+    const directory = new Directory({ prefixOf: () => false });
+    directory.setServer('a', offerings([{ name: 'greet' }]));
+    directory.setServer('b', offerings([{ name: 'greet' }]));
+    expect(directory.collisions()).toMatchObject([
+      { name: 'greet', kept: 'a.greet', renamed: 'b.greet' },
+    ]);
+    expect(directory.prompt('greet')).toMatchObject({ server: 'a' });
+    directory.removeServer('b');
+    expect(directory.collisions()).toEqual([]);
+  });
+
   it('reports which lists changed', () => {
     const directory = new Directory();
     expect(directory.setServer('a', offerings([{ name: 'p' }]))).toEqual({

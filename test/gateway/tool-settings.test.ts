@@ -12,7 +12,7 @@ describe('ToolSettingsTable', () => {
         requireApprovalQueue: false,
         deny: false,
       },
-      approvalTimeoutMs: 120_000,
+      approvalTimeoutMs: undefined,
       elicitation: true,
       waitForApproval: true,
       cache: true,

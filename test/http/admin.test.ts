@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStoreForCli } from '../../src/cli/store-access.js';
 import { isHintgateError } from '../../src/core/errors.js';
-import type { AdminServer } from '../../src/http/admin.js';
+import type { AdminCatalog, AdminServer } from '../../src/http/admin.js';
 import { startAdminServer } from '../../src/http/admin.js';
 import { LOCK_FILE } from '../../src/store/lock.js';
 import { RemoteStore } from '../../src/store/remote.js';
@@ -61,6 +61,11 @@ describe('the admin endpoint and RemoteStore', () => {
     expect(
       await remote.unsetOverride({ namespacedName: 'a.b' }, { toolset: 'remote' }),
     ).toBeUndefined();
+    const chosen = await remote.setDefaultToolset({ kind: 'toolset', name: 'remote' }, 'cli:me');
+    expect(chosen).toEqual(await store.getDefaultToolset());
+    expect(chosen).toMatchObject({ kind: 'toolset', name: 'remote', by: 'cli:me' });
+    expect(await remote.setDefaultToolset({ kind: 'config' })).toBeUndefined();
+    expect(await remote.getDefaultToolset()).toBeUndefined();
     const document = await remote.exportToolset('remote');
     expect(await remote.importToolset(document, { name: 'remote-copy' })).toMatchObject({
       replaced: false,
@@ -135,6 +140,39 @@ describe('the admin endpoint and RemoteStore', () => {
     });
     const ok = await fetch(`${url}/store`, { method: 'POST', headers: auth, body });
     expect(((await ok.json()) as { result: unknown[] }).result.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the admin endpoint: GET /admin/catalog', () => {
+  it("answers the gateway's servers and tools behind the token, 503 before it has them", async () => {
+    const storage = await testStorage('pglite');
+    const store = await storage.open();
+    let catalog: AdminCatalog | undefined;
+    const admin = await startAdminServer(store, { catalog: () => catalog });
+    try {
+      const url = `${admin.endpoint.url}/catalog`;
+      const auth = { authorization: `Bearer ${admin.endpoint.token ?? ''}` };
+      expect((await fetch(url)).status).toBe(401);
+      const early = await fetch(url, { headers: auth });
+      expect(early.status).toBe(503);
+      catalog = {
+        servers: [{ name: 'files', state: 'up' }],
+        tools: [
+          {
+            server: 'files',
+            namespacedName: 'files.read_file',
+            flattenedName: 'files_read_file',
+            refId: '0123456789abcdef',
+          },
+        ],
+      };
+      const ready = await fetch(url, { headers: auth });
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual(catalog);
+    } finally {
+      await admin.close();
+      await store.close();
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   authenticate,
   checkRequest,
+  dashboardPrincipalFor,
   httpSecurity,
   isLoopbackHost,
   principalForToken,
@@ -198,5 +199,56 @@ describe('named tokens', () => {
     expect(() =>
       readNamedTokens([{ name: 'eve', tokenFile: 'short.token', groups: [] }], {}, dir),
     ).toThrow('shorter than 16 characters');
+  });
+});
+
+describe("the dashboard's own token (http.uiToken)", () => {
+  const tokens = [
+    { principal: { name: 'alice', groups: ['ops'] }, token: 'alice-token-0123456789' },
+  ];
+  const uiToken = 'the-dashboard-token-0123';
+  const security = httpSecurity({ ...base, host: '127.0.0.1', tokens, uiToken });
+  const host = { host: '127.0.0.1:8787' };
+
+  it('signs in to the dashboard as ui, beside the named tokens and the single one', () => {
+    expect(dashboardPrincipalFor(security, uiToken)).toEqual({ name: 'ui', groups: [] });
+    expect(dashboardPrincipalFor(security, 'alice-token-0123456789')?.name).toBe('alice');
+    expect(dashboardPrincipalFor(security, 'a-long-enough-token')?.name).toBe('bearer');
+    expect(dashboardPrincipalFor(security, 'the-dashboard-token-012')).toBeUndefined();
+    // Also with auth off: a person signs in to act as an approver.
+    const open = httpSecurity({ ...base, host: '127.0.0.1', authDisabled: true, uiToken });
+    expect(dashboardPrincipalFor(open, uiToken)?.name).toBe('ui');
+  });
+
+  it('is no bearer token of /mcp or /api', async () => {
+    expect(principalForToken(security, uiToken)).toBeUndefined();
+    const refused = (await authenticate(
+      request({ ...host, authorization: `Bearer ${uiToken}` }),
+      security,
+    )) as Response;
+    expect(refused.status).toBe(401);
+    expect(
+      checkRequest(request({ ...host, authorization: `Bearer ${uiToken}` }), security)?.status,
+    ).toBe(401);
+  });
+
+  it("is refused at start when short, another principal's token, or beside a token named ui", () => {
+    expect(() => httpSecurity({ ...base, host: '127.0.0.1', uiToken: 'short' })).toThrow(
+      'http.uiToken: expected a token of at least 16 characters',
+    );
+    expect(() =>
+      httpSecurity({ ...base, host: '127.0.0.1', tokens, uiToken: 'alice-token-0123456789' }),
+    ).toThrow('http.uiToken is the token of principal "alice"');
+    expect(() =>
+      httpSecurity({ ...base, host: '127.0.0.1', uiToken: 'a-long-enough-token' }),
+    ).toThrow('http.uiToken is the token of principal "bearer"');
+    expect(() =>
+      httpSecurity({
+        ...base,
+        host: '127.0.0.1',
+        tokens: [{ principal: { name: 'ui', groups: [] }, token: 'ui-named-token-0123456' }],
+        uiToken,
+      }),
+    ).toThrow('the name "ui" is http.uiToken\'s principal');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/gateway/catalog.js';
-import { hintCells, queryCatalog, toolStats } from '../../src/http/ui/data.js';
+import { hintCells, queryCatalog, serverSummaries, toolStats } from '../../src/http/ui/data.js';
 import type { AuditRecord } from '../../src/store/types.js';
 
 const catalog = new Catalog();
@@ -77,7 +77,7 @@ describe('the catalog query', () => {
 });
 
 describe('tool statistics', () => {
-  it('counts calls, errors, refusals and cache hits, with nearest-rank p50 and p95', () => {
+  it('counts calls, errors, refusals and cache hits, with nearest-rank p50 and p95; pin records are no calls', () => {
     const record = (
       tool: string,
       outcome: string,
@@ -100,8 +100,13 @@ describe('tool statistics', () => {
       record('a', 'error', 100),
       record('a', 'denied', 0),
       record('b', 'timeout', 5),
+      // A pin check or decision about a tool is no call of it.
+      { ...record('a', 'relaxation', 0), decision: 'pin:keep-pinned' },
+      { ...record('c', 'first-sight', 0), decision: 'pin:trusted' },
     ];
-    const [a, b] = toolStats(records);
+    const stats = toolStats(records);
+    expect(stats).toHaveLength(2);
+    const [a, b] = stats;
     expect(a).toMatchObject({
       tool: 's.a',
       calls: 20,
@@ -113,5 +118,27 @@ describe('tool statistics', () => {
     });
     expect(a?.errorRate).toBeCloseTo(0.05);
     expect(b).toMatchObject({ tool: 's.b', calls: 1, errors: 1, errorRate: 1, p50Ms: 5 });
+  });
+});
+
+describe('server summaries', () => {
+  it('mask credentials in the reason a server is down', () => {
+    const down = {
+      name: 'remote',
+      status: {
+        state: 'down',
+        since: 0,
+        reason:
+          'Error: 401 from https://ana:hunter22@api.example/mcp; sent Bearer sk-abcdefghijklmnopqrstuvwx',
+      },
+    };
+    const [summary] = serverSummaries({
+      catalog,
+      servers: { all: () => [down] },
+    } as unknown as Parameters<typeof serverSummaries>[0]);
+    expect(summary?.reason).toBe(
+      'Error: 401 from https://ana:[redacted]@api.example/mcp; sent Bearer [redacted]',
+    );
+    expect(JSON.stringify(summary)).not.toContain('hunter22');
   });
 });

@@ -92,7 +92,21 @@ describe('dashboard sessions', () => {
   it('need no login when auth is off', () => {
     const open = new DashboardSessions({ verify: undefined, security });
     expect(open.loginRequired).toBe(false);
+    expect(open.canSignIn).toBe(false);
     expect(open.login('anything')).toBeUndefined();
     expect(open.anonymous().principal).toBe('anonymous');
+  });
+
+  it('let a browser sign in with a token when auth is off, to act as its principal', () => {
+    const open = new DashboardSessions({
+      verify: tokenVerifier('the-dashboard-token-0123', 'ui'),
+      loginRequired: false,
+      security,
+    });
+    expect(open.loginRequired).toBe(false);
+    expect(open.canSignIn).toBe(true);
+    expect(open.anonymous().principal).toBe('anonymous');
+    expect(open.login('the-dashboard-token-0123')?.principal).toBe('ui');
+    expect(open.login('wrong')).toBeUndefined();
   });
 });

@@ -16,12 +16,17 @@ describe.each(STORE_KINDS)('%s store: tool pins', (kind) => {
   const v1 = def({ name: 'purge', annotations: { destructiveHint: true } });
   const v2 = def({ name: 'purge', annotations: { readOnlyHint: true } });
 
-  it('saves, lists and replaces pins whole', async () => {
+  it('saves, lists and replaces pins whole, reporting a drift change per server', async () => {
     const store: Store = shared.store();
     const server = uniqueName('s');
+    const events: StoreEvent[] = [];
+    const stop = store.watch((event) => events.push(event));
     await store.savePins([
       { server, tool: 'purge', status: 'pinned', hash: definitionHash(v1), definition: v1 },
     ]);
+    await store.savePins([]);
+    stop();
+    expect(events).toEqual([{ kind: 'drift', server }]);
     const [first] = await store.listPins({ server });
     expect(first).toMatchObject({ server, tool: 'purge', status: 'pinned', definition: v1 });
     expect(first?.pending).toBeUndefined();
@@ -40,6 +45,10 @@ describe.each(STORE_KINDS)('%s store: tool pins', (kind) => {
     ]);
     const [second] = await store.listPins({ server, status: 'pending' });
     expect(second).toMatchObject({ pending: v2, drift, firstSeen: first?.firstSeen });
+    // A listing without the definitions keeps the rest of the row.
+    const [brief] = await store.listPins({ server, definitions: false });
+    expect(brief).toEqual({ ...second, definition: undefined, pending: undefined });
+    expect(brief).not.toHaveProperty('definition');
   });
 
   it('approves and rejects, reporting a pins change; NOT_FOUND when nothing waits', async () => {

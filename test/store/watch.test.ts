@@ -116,6 +116,12 @@ describe('postgres store: changes from other processes', () => {
     );
     await other!.setOverride({ namespacedName: 'a.b' }, { readOnlyHint: true });
     await watcher.next((event) => event.kind === 'overrides');
+    // What a gateway's re-check found, for the dashboards of the other gateways.
+    const server = uniqueName('s');
+    await other!.savePins([
+      { server, tool: 't', status: 'pending', pendingHash: 'a'.repeat(64), pending: { name: 't' } },
+    ]);
+    await watcher.next((event) => event.kind === 'drift' && event.server === server);
     // A store hears its own changes directly, not a second time through NOTIFY.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(own.events.filter((event) => event.kind === 'toolset')).toEqual([

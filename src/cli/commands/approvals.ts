@@ -13,7 +13,11 @@ export function registerApprovals(program: Command): void {
     approvals
       .command('list')
       .description('List approvals, newest first (default: the pending ones)')
-      .option('--status <status>', 'pending, approved, denied, expired or all', 'pending')
+      .option(
+        '--status <status>',
+        'pending, approved, denied, expired, withdrawn or all',
+        'pending',
+      )
       .option('--limit <n>', 'at most this many', '100'),
   ).action(async (options: ApprovalsOptions) => {
     const { runApprovalsList } = await import('../run-approvals.js');

@@ -13,7 +13,11 @@ export function registerNote(program: Command): void {
     note
       .command('add <toolset> <tool> <name> <text...>')
       .description(
-        'Add a note (name: lowercase letters, digits and hyphens); an existing name is skipped',
+        "Add a note (name: lowercase letters, digits and hyphens); an existing name is skipped; the tool is checked against a running gateway's catalog",
+      )
+      .option(
+        '--strict',
+        'refuse a tool the running gateway does not have, or that cannot be checked (default: write the note and warn)',
       ),
   ).action(
     async (toolset: string, tool: string, name: string, text: string[], options: NoteOptions) => {
@@ -55,7 +59,11 @@ export function registerNote(program: Command): void {
   storeCommandOptions(
     note
       .command('import <toolset> [file]')
-      .description('Add the notes of a JSON document (note export or toolset export) to a toolset'),
+      .description('Add the notes of a JSON document (note export or toolset export) to a toolset')
+      .option(
+        '--strict',
+        'refuse a tool the running gateway does not have, or that cannot be checked (default: import and warn)',
+      ),
   ).action(async (toolset: string, file: string | undefined, options: NoteOptions) => {
     const { runNoteImport } = await import('../run-note.js');
     await runNoteImport(toolset, file, options);

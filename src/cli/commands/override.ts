@@ -12,8 +12,14 @@ export function registerOverride(program: Command): void {
   storeCommandOptions(
     override
       .command('set <tool> <field=value...>')
-      .description('Set fields, e.g. readOnlyHint=true destructiveHint=false tags=a,b')
-      .option('-t, --toolset <name>', 'only in this toolset (default: global)'),
+      .description(
+        "Set fields, e.g. readOnlyHint=true destructiveHint=false tags=a,b; the tool is checked against a running gateway's catalog",
+      )
+      .option('-t, --toolset <name>', 'only in this toolset (default: global)')
+      .option(
+        '--strict',
+        'refuse a tool the running gateway does not have, or that cannot be checked (default: write the override and warn)',
+      ),
   ).action(async (tool: string, assignments: string[], options: OverrideOptions) => {
     const { runOverrideSet } = await import('../run-override.js');
     await runOverrideSet(tool, assignments, options);

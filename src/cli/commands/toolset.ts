@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { storeCommandOptions } from '../store-commands.js';
+import type { ToolsetEquipOptions } from '../run-toolset-default.js';
 import type {
   ToolsetCreateOptions,
   ToolsetExportOptions,
   ToolsetImportOptions,
+  ToolsetMembersOptions,
   ToolsetOptions,
   ToolsetShowOptions,
 } from '../run-toolset.js';
@@ -12,7 +14,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** `hintgate toolset list|show|create|delete|export|import|rules`. */
+/** `hintgate toolset list|show|create|add|remove|equip|delete|export|import|rules`. */
 export function registerToolset(program: Command): void {
   const toolset = program
     .command('toolset')
@@ -43,10 +45,53 @@ export function registerToolset(program: Command): void {
       .description('Create a toolset')
       .option('-d, --description <text>', 'what the toolset is for')
       .option('--tool <tool>', 'a tool: server.tool or a refId (repeatable)', collect)
-      .option('--server <name>', 'every tool of a server (repeatable)', collect),
+      .option('--server <name>', 'every tool of a server (repeatable)', collect)
+      .option(
+        '--strict',
+        'refuse a tool or server the running gateway does not have, or that cannot be checked (default: write it and warn)',
+      ),
   ).action(async (name: string, options: ToolsetCreateOptions) => {
     const { runToolsetCreate } = await import('../run-toolset.js');
     await runToolsetCreate(name, options);
+  });
+  storeCommandOptions(
+    toolset
+      .command('add <name>')
+      .description(
+        "Add members to a toolset, checked against a running gateway's catalog (a warning for one it does not have)",
+      )
+      .option('--tool <tool>', 'a tool: server.tool or a refId (repeatable)', collect)
+      .option('--server <name>', 'every tool of a server (repeatable)', collect)
+      .option(
+        '--strict',
+        'refuse a tool or server the running gateway does not have, or that cannot be checked (default: write it and warn)',
+      ),
+  ).action(async (name: string, options: ToolsetMembersOptions) => {
+    const { runToolsetAdd } = await import('../run-toolset.js');
+    await runToolsetAdd(name, options);
+  });
+  storeCommandOptions(
+    toolset
+      .command('remove <name>')
+      .description('Remove members from a toolset (its notes and overrides stay)')
+      .option('--tool <tool>', 'a tool: server.tool or a refId (repeatable)', collect)
+      .option('--server <name>', 'a whole-server member (repeatable)', collect),
+  ).action(async (name: string, options: ToolsetMembersOptions) => {
+    const { runToolsetRemove } = await import('../run-toolset.js');
+    await runToolsetRemove(name, options);
+  });
+  storeCommandOptions(
+    toolset
+      .command('equip [name]')
+      .description(
+        "Make a toolset the default: what sessions that have not chosen one see (kept in the store: it holds after a restart and wins over the config's toolsets.default); a running gateway tells its clients",
+      )
+      .option('--none', 'no default toolset: sessions that have not chosen one see every tool')
+      .option('--reset', "forget the choice: the config's toolsets.default holds again")
+      .option('--by <name>', 'who chooses (default: your user name)'),
+  ).action(async (name: string | undefined, options: ToolsetEquipOptions) => {
+    const { runToolsetEquip } = await import('../run-toolset-default.js');
+    await runToolsetEquip(name, options);
   });
   storeCommandOptions(
     toolset.command('delete <name>').description('Delete a toolset with its notes and overrides'),
@@ -91,7 +136,11 @@ export function registerToolset(program: Command): void {
       .command('import [file]')
       .description('Read a toolset from JSON (a file, or standard input)')
       .option('--name <name>', 'import under this name instead of the one in the file')
-      .option('--replace', 'replace an existing toolset of that name'),
+      .option('--replace', 'replace an existing toolset of that name')
+      .option(
+        '--strict',
+        'refuse a tool or server the running gateway does not have, or that cannot be checked (default: write it and warn)',
+      ),
   ).action(async (file: string | undefined, options: ToolsetImportOptions) => {
     const { runToolsetImport } = await import('../run-toolset.js');
     await runToolsetImport(file, options);

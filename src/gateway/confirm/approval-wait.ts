@@ -10,7 +10,7 @@ export type ApprovalStore = Pick<
 export interface ApprovalWaitOptions {
   /** How long the approval may stay pending (its own expiry, set when it was created). */
   readonly timeoutMs: number;
-  /** The call's signal: when it aborts, the approval is denied and the wait ends. */
+  /** The call's signal: when it aborts, the approval is withdrawn and the wait ends. */
   readonly signal: AbortSignal;
   /** A safety net beside the store's change events: the approval is read this often. */
   readonly pollMs?: number;
@@ -24,9 +24,10 @@ const EXPIRY_GRACE_MS = 3_000;
  * (`approved`, `denied` or `expired`). It wakes on the store's change events (which reach
  * every gateway sharing a PostgreSQL store), rereads on `resync` and, as a safety net, every
  * `pollMs`. At the timeout it marks overdue approvals expired and reads this one again (a
- * decision made at the last moment still counts). When the call is cancelled, the approval
- * is denied on its behalf (so nobody approves a call that is gone) and the wait rejects with
- * the signal's reason.
+ * decision made at the last moment still counts). When the client gives up on the call
+ * (cancels it, times out, goes away), the approval is withdrawn (so nobody approves a call
+ * that is gone, and nobody is said to have denied it) and the wait rejects with the signal's
+ * reason.
  */
 export function waitForApproval(
   store: ApprovalStore,
@@ -91,9 +92,9 @@ export function waitForApproval(
       finish();
       void store
         .decideApproval(id, {
-          status: 'denied',
-          by: 'hintgate',
-          note: 'the client cancelled the call',
+          status: 'withdrawn',
+          by: 'client',
+          note: `the client gave up on the call (${abortReason(signal)})`,
         })
         .catch(() => undefined);
       reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
@@ -113,4 +114,12 @@ export function waitForApproval(
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Why a call's signal aborted, in words (the fronts abort with an Error or the client's reason). */
+export function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  if (typeof reason === 'string' && reason !== '') return reason;
+  return 'cancelled';
 }

@@ -4,6 +4,7 @@
  * to save, and what to record. {@link PinGuard} runs it and persists the outcome.
  */
 import { createHash } from 'node:crypto';
+import equal from 'fast-deep-equal';
 import type { Drift, DriftAction, PinningMode, ToolDefinition } from '../../core/pins/index.js';
 import {
   compareTool,
@@ -57,11 +58,16 @@ interface Seen {
   readonly hash: string;
 }
 
-/** Every server's pins, and the definitions already hashed per listed form. */
+/** A tool of a server's last listing, as listed, with its definition and hash. */
+interface Listed extends Seen {
+  readonly tool: JsonObject;
+}
+
+/** Every server's pins, and the definitions of each server's last listing, hashed. */
 export class PinBook {
   private readonly pins = new Map<string, Map<string, BookPin>>();
-  /** Per server: a tool's exact listed JSON → its definition and canonical hash. */
-  private readonly seen = new Map<string, Map<string, Seen>>();
+  /** Per server: the tools of its last listing by name (a tool listed again unchanged is not hashed again). */
+  private readonly last = new Map<string, Map<string, Listed>>();
 
   /** Replaces what is known of a server's pins (from the store). */
   load(server: string, pins: readonly ToolPin[]): void {
@@ -76,8 +82,8 @@ export class PinBook {
   }
 
   /**
-   * Re-checks a server's listing: unchanged tools (the same canonical hash as their pin)
-   * cost one lookup; the others are graded, decided by `settings`, and remembered, so the
+   * Re-checks a server's listing: a tool listed as last time costs a comparison with it,
+   * unchanged tools (the same canonical hash as their pin) one lookup more; the others are graded, decided by `settings`, and remembered, so the
    * book already holds what the returned writes say.
    */
   check(
@@ -89,25 +95,31 @@ export class PinBook {
     const pins = this.pins.get(server) ?? new Map<string, BookPin>();
     this.pins.set(server, pins);
     const firstSight = pins.size === 0;
-    const previous = this.seen.get(server);
-    const seen = new Map<string, Seen>();
-    const listed: { tool: JsonObject; definition: ToolDefinition; hash: string }[] = [];
+    const previous = this.last.get(server);
+    const current = new Map<string, Listed>();
+    const listed: Listed[] = [];
     const names = new Set<string>();
     for (const tool of tools) {
-      const key = JSON.stringify(tool);
-      let item = previous?.get(key) ?? seen.get(key);
+      // Compared with the same name's tool of the last listing, value by value (keys in any
+      // order: the canonical hash ignores their order too), which costs far less than
+      // serializing every tool of a fresh listing again.
+      const name = tool['name'];
+      const before = typeof name === 'string' ? previous?.get(name) : undefined;
+      let item: Seen | undefined =
+        before !== undefined && equal(before.tool, tool) ? before : undefined;
       if (item === undefined) {
         const definition = toolDefinition(tool);
         if (definition === undefined) continue;
         item = { definition, hash: definitionHash(definition, nodeSha256) };
       }
-      seen.set(key, item);
       // A server listing one name twice: the first definition is the tool.
       if (names.has(item.definition.name)) continue;
       names.add(item.definition.name);
-      listed.push({ tool, ...item });
+      const entry: Listed = { tool, definition: item.definition, hash: item.hash };
+      current.set(item.definition.name, entry);
+      listed.push(entry);
     }
-    this.seen.set(server, seen);
+    this.last.set(server, current);
 
     const served: JsonObject[] = [];
     const held = new Map<string, string>();

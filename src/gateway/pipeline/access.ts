@@ -32,7 +32,7 @@ export function access(control: AccessControl, toolsetOf: ToolsetOf): CallMiddle
       });
     }
     if (decision.allowed) return next();
-    return Promise.resolve(refuse(ctx, entry.namespacedName, principal.name, decision));
+    return Promise.resolve(refuse(ctx, entry.flattenedName, principal.name, decision));
   };
 }
 
@@ -53,11 +53,12 @@ export function guardedScope(
       const principal = control.principals.lookup(ctx.session.principal);
       const decision = control.decideEntry(principal, toolsetOf(ctx.session), entry);
       if (decision.allowed) return scope.callLocal(ctx);
-      return Promise.resolve(refuse(ctx, entry.namespacedName, principal.name, decision));
+      return Promise.resolve(refuse(ctx, entry.flattenedName, principal.name, decision));
     },
   };
 }
 
+/** The refusal; `tool` is the name the client called. */
 function refuse(
   ctx: CallContext,
   tool: string,

@@ -7,7 +7,7 @@ import { isJsonObject } from '../../mcp/json-rpc.js';
 import type { CatalogEntry } from '../catalog-entry.js';
 import { fillMessage, refusal } from '../call-results.js';
 import type { ApprovalStore } from '../confirm/approval-wait.js';
-import { waitForApproval } from '../confirm/approval-wait.js';
+import { abortReason, waitForApproval } from '../confirm/approval-wait.js';
 import type { ConfirmationAnswer } from '../confirm/question.js';
 import { CONFIRM_INPUT_KEY, answerOf, confirmationQuestion } from '../confirm/question.js';
 import { RequestStateSigner } from '../confirm/request-state.js';
@@ -15,6 +15,7 @@ import type { ToolSettings, ToolSettingsTable } from '../tool-settings.js';
 import type { CallMiddleware, Next } from './compose.js';
 import type { CallContext, CallToolResult } from './context.js';
 import { requireAnnotations, requireEntry } from './context.js';
+import { keepAlive } from './keep-alive.js';
 
 /** What {@link confirm} works with. */
 export interface ConfirmOptions {
@@ -24,7 +25,32 @@ export interface ConfirmOptions {
   readonly signer: RequestStateSigner;
   /** How often a waiting call rereads its approval besides the store's events (default 5 s). */
   readonly pollMs?: number;
+  /** How waiting calls are kept alive, and how long they wait when config does not say. */
+  readonly waiting: WaitingSettings;
+  /** The gateway's log (stderr): a queued call is announced there, with where to decide it. */
+  readonly log?: (line: string) => void;
+  /** Where a person decides approval `id` ("with `hintgate approvals approve <id>`…"). */
+  readonly whereToApprove?: (id: string) => string;
 }
+
+/** `policy.waiting`: progress while a call waits, and the default approval timeouts. */
+export interface WaitingSettings {
+  /** A client that sent a progress token hears this often while its call waits; 0: never. */
+  readonly progressMs: number;
+  /** How long a call waits for a person when its client cannot be kept waiting. */
+  readonly approvalTimeoutMs: number;
+  /** How long when the client is kept waiting by progress, or does not wait at all. */
+  readonly keptAliveApprovalTimeoutMs: number;
+}
+
+/** Where a person decides an approval, when the gateway was told nothing better. */
+export function defaultWhereToApprove(id: string): string {
+  return `with "hintgate approvals approve ${id}" (or deny) on the gateway's host`;
+}
+
+/** Characters that could break or forge a line of the gateway's log. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /** Calls answered "needs approval" remembered at most (the oldest are forgotten). */
 const MAX_DEFERRED = 10_000;
@@ -49,9 +75,22 @@ const MAX_DEFERRED = 10_000;
  * A refused call never calls `next`. When an approved call's server itself asks for input,
  * its `requestState` travels inside a new signed state of ours, so the rounds that follow
  * need no second confirmation.
+ *
+ * How long a call waits for a person: the configured `approvalTimeoutMs`, else by client
+ * (`policy.waiting`): a client whose request waits and that cannot be kept waiting (no
+ * progress token) gets `approvalTimeoutMs` (under the usual 60 s request timeout, so it
+ * reads the refusal rather than timing out); one kept waiting by progress, or not waiting
+ * at all (asked with `input_required`, `waitForApproval: false`), the longer
+ * `keptAliveApprovalTimeoutMs`. While it waits, a client that sent a progress token hears
+ * progress every `progressMs`, and the gateway's log says the call waits and where a person
+ * decides it. A call whose client gives up meanwhile is recorded `withdrawn`, not denied.
  */
 export function confirm(options: ConfirmOptions): CallMiddleware {
-  const { signer, store } = options;
+  const { signer, store, waiting } = options;
+  const sink = options.log;
+  // Names in these lines come from clients and servers: one line each, whatever they hold.
+  const log = (line: string): void => sink?.(line.replace(CONTROL_CHARACTERS, '?'));
+  const whereToApprove = options.whereToApprove ?? defaultWhereToApprove;
   const deferred = new Map<string, string>();
 
   // Not async: a call that needs no confirmation goes on with `next()` as it is.
@@ -68,7 +107,14 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
     const entry = requireEntry(ctx);
     const settings = options.settings.forTool(entry.server, entry.namespacedName);
     const binding = bindingOf(ctx, entry);
-    const ttlMs = settings.approvalTimeoutMs;
+    // How long a person may take when no request waits on them (a 2026 client answers in a
+    // request of its own; a deferred call is made again), and when the client's request does.
+    const ttlMs = settings.approvalTimeoutMs ?? waiting.keptAliveApprovalTimeoutMs;
+    const waitMs =
+      settings.approvalTimeoutMs ??
+      (ctx.keepAlive !== undefined && waiting.progressMs > 0
+        ? waiting.keptAliveApprovalTimeoutMs
+        : waiting.approvalTimeoutMs);
     const proceed = async (approver: string, inner?: string | null): Promise<CallToolResult> => {
       ctx.trace.approver = approver;
       if (inner !== null) ctx.params = withoutOwnFields(ctx.params, inner);
@@ -136,7 +182,10 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
           requestState: await signer.mint('ask', binding, ttlMs),
         };
       }
-      const answer = await askThroughSession(ctx, question, ttlMs);
+      const alive = keepAlive(ctx, `waiting for the user to confirm ${entry.namespacedName}`, {
+        everyMs: waiting.progressMs,
+      });
+      const answer = await askThroughSession(ctx, question, waitMs).finally(() => alive.stop());
       if (answer !== undefined) {
         return answered(ctx, entry, decision, answer, () => proceed(approverOf(ctx), null));
       }
@@ -149,7 +198,7 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
         decision,
         entry,
         'unavailable',
-        `${entry.namespacedName} needs a person's approval (${decision.reason}), but this client cannot be asked and there is no approval queue; the call was not run.`,
+        `${entry.flattenedName} needs a person's approval (${decision.reason}), but this client cannot be asked and there is no approval queue; the call was not run.`,
       );
     }
     const approvalKey = settings.waitForApproval ? undefined : callKey(ctx, entry);
@@ -169,7 +218,7 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
             decision,
             entry,
             'needs-approval',
-            `Still waiting for a person to approve this call (approval ${earlier} in the gateway's approval queue); it was not run. Tell the user; once they say it is approved, call ${entry.namespacedName} again with the same arguments.`,
+            `Still waiting for a person to approve this call (approval ${earlier} in the gateway's approval queue); it was not run. Tell the user; once they say it is approved, call ${entry.flattenedName} again with the same arguments.`,
             earlier,
           );
         }
@@ -186,9 +235,13 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
       arguments: redactSecrets(ctx.params['arguments'] ?? {}),
       annotations: requireAnnotations(ctx).annotations,
       reason: decision.reason,
-      timeoutMs: ttlMs,
+      timeoutMs: approvalKey === undefined ? waitMs : ttlMs,
     });
     ctx.trace.approvalId = approval.id;
+    const who = whoCalled(ctx);
+    log(
+      `approval ${approval.id}: ${entry.namespacedName} called by ${who} ${approvalKey === undefined ? 'waits' : 'is queued'} for a person until ${clockTime(approval.expiresAt)}; approve or deny it ${whereToApprove(approval.id)}`,
+    );
     if (approvalKey !== undefined) {
       if (deferred.size >= MAX_DEFERRED) deferred.delete(deferred.keys().next().value as string);
       deferred.set(approvalKey, approval.id);
@@ -197,15 +250,35 @@ export function confirm(options: ConfirmOptions): CallMiddleware {
         decision,
         entry,
         'needs-approval',
-        `needs approval: this call waits for a person in the gateway's approval queue (approval ${approval.id}); it was not run. Tell the user: an approver decides it in the dashboard or with the hintgate CLI on the gateway's host. Once approved, call ${entry.namespacedName} again with the same arguments.`,
+        `needs approval: this call waits for a person in the gateway's approval queue (approval ${approval.id}); it was not run. Tell the user: an approver decides it in the dashboard or with the hintgate CLI on the gateway's host. Once approved, call ${entry.flattenedName} again with the same arguments.`,
         approval.id,
       );
     }
-    const ended = await waitForApproval(store, approval.id, {
-      timeoutMs: ttlMs,
-      signal: ctx.signal,
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-    });
+    const alive = keepAlive(
+      ctx,
+      `waiting for a person to approve ${entry.namespacedName} (approval ${approval.id})`,
+      { everyMs: waiting.progressMs, now: true },
+    );
+    let ended;
+    try {
+      ended = await waitForApproval(store, approval.id, {
+        timeoutMs: waitMs,
+        signal: ctx.signal,
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      });
+    } catch (error) {
+      if (ctx.signal.aborted) {
+        ctx.trace.decision = 'withdrawn';
+        log(
+          `approval ${approval.id}: withdrawn, the client gave up on the call (${abortReason(ctx.signal)})`,
+        );
+      }
+      throw error;
+    } finally {
+      alive.stop();
+    }
+    const by = ended.decidedBy === undefined ? '' : ` by ${ended.decidedBy}`;
+    log(`approval ${approval.id}: ${ended.status}${by}`);
     if (ended.status === 'approved') {
       ctx.trace.decision = 'approved';
       return proceed(ended.decidedBy ?? 'approval queue', null);
@@ -256,7 +329,7 @@ function answered(
   ctx.trace.decision = answer;
   if (answer === 'approved') return run();
   ctx.trace.approver = approverOf(ctx);
-  const tool = entry.namespacedName;
+  const tool = entry.flattenedName;
   const text =
     answer === 'declined'
       ? `The user declined this call to ${tool}; it was not run. Do not retry unless the user asks.`
@@ -272,7 +345,7 @@ function queueRefusal(
   entry: CatalogEntry,
   approval: { id: string; status: string; decidedBy?: string; note?: string },
 ): CallToolResult {
-  const tool = entry.namespacedName;
+  const tool = entry.flattenedName;
   if (approval.status === 'denied') {
     if (approval.decidedBy !== undefined) ctx.trace.approver = approval.decidedBy;
     const note = approval.note === undefined ? '' : ` (${approval.note})`;
@@ -308,9 +381,23 @@ function refuse(
   ctx.trace.outcome = 'denied';
   const message = decision.kind === 'allow' ? undefined : decision.message;
   return refusal(
-    message === undefined ? text : fillMessage(message, entry.namespacedName, approvalId),
+    message === undefined ? text : fillMessage(message, entry.flattenedName, approvalId),
     approvalId === undefined ? { decision: what } : { decision: what, approvalId },
   );
+}
+
+/** Who made the call, for the log: the principal, else the client, else the session. */
+function whoCalled(ctx: CallContext): string {
+  const { session } = ctx;
+  if (session.principal !== undefined) return session.principal;
+  const name = session.clientInfo?.['name'];
+  return typeof name === 'string' ? `client ${name}` : `session ${session.id}`;
+}
+
+/** `2026-05-01T10:20:30.000Z` → `10:20:30 UTC`. */
+function clockTime(iso: string): string {
+  const match = /T(\d{2}:\d{2}:\d{2})/.exec(iso);
+  return match === null ? iso : `${match[1] as string} UTC`;
 }
 
 /** Who answered through the client. */

@@ -42,7 +42,8 @@ export interface CallTrace {
   /**
    * What became of the call's confirmation: `allow` (none needed), `deny` (policy), or the
    * answer to the question: `approved`, `declined`, `cancelled`, `denied`, `expired`,
-   * `needs-approval` (queued, not waited for), `input-required` (asked a 2026 client).
+   * `withdrawn` (the client gave up while its call waited in the queue), `needs-approval`
+   * (queued, not waited for), `input-required` (asked a 2026 client).
    */
   decision?: string;
   /** Who approved or refused it (`elicitation:<client>`, the approval's decider). */
@@ -83,6 +84,13 @@ export interface CallContext {
   relay: ServerRequestRelay | undefined;
   /** The client's channel for the server's log messages during this call (wrapped as `progress`). */
   log: ((params: JsonObject) => void) | undefined;
+  /**
+   * Tells the client the call still waits (progress with a message), when it sent a progress
+   * token; a client restarting its timeout on progress then waits as long as the call does.
+   */
+  readonly keepAlive: ((message: string) => void) | undefined;
+  /** The least severe level of the server's log messages the client wants (see `FrontCall`). */
+  readonly logLevel: string | undefined;
   readonly trace: CallTrace;
   /** Set by `resolve`. */
   entry: CatalogEntry | undefined;
@@ -106,6 +114,8 @@ export interface CallInput {
   readonly progress: ((progress: JsonObject) => void) | undefined;
   readonly relay: ServerRequestRelay | undefined;
   readonly log?: ((params: JsonObject) => void) | undefined;
+  readonly keepAlive?: ((message: string) => void) | undefined;
+  readonly logLevel?: string | undefined;
 }
 
 /** A fresh context for one call. */
@@ -119,6 +129,8 @@ export function createCallContext(input: CallInput, now: number): CallContext {
     progress: input.progress,
     relay: input.relay,
     log: input.log,
+    keepAlive: input.keepAlive,
+    logLevel: input.logLevel,
     trace: { startedAt: now, requested: name },
     entry: undefined,
     annotations: undefined,

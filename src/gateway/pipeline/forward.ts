@@ -1,8 +1,11 @@
 import { HintgateError } from '../../core/errors.js';
+import type { DownstreamCallOptions } from '../../downstream/downstream.js';
+import { callerOf } from '../../front/session.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { CallMiddleware } from './compose.js';
-import type { CallTarget } from './context.js';
+import type { CallContext, CallTarget } from './context.js';
 import { requireEntry } from './context.js';
+import { keepAlive } from './keep-alive.js';
 
 /** The downstream connection of a server, by name. */
 export type TargetLookup = (server: string) => CallTarget | undefined;
@@ -49,12 +52,15 @@ export function callTimeoutMs(
  * and progress, and returns the server's result as it came (era-neutral). The timeout is the
  * one config sets for the tool (`ctx.timeoutMs`, from policy), else the tool's
  * `estimatedDuration` times `estimate.estimateFactor` (within its bounds), else the
- * server's call timeout (see {@link callTimeoutMs}).
+ * server's call timeout (see {@link callTimeoutMs}). While the server says nothing, a client
+ * that sent a progress token hears progress every `progressMs` (0: never), so a slow tool
+ * does not outlast a client that restarts its timeout on progress.
  */
 export function forward(
   targets: TargetLookup,
   timeoutOf: CallTimeout,
   estimate?: EstimatedTimeout,
+  progressMs = 0,
 ): CallMiddleware {
   return async function forward(ctx) {
     const entry = requireEntry(ctx);
@@ -74,14 +80,20 @@ export function forward(
         ? ownTimeoutMs
         : Math.max(1, Math.min(ownTimeoutMs, ctx.deadline - Date.now()));
     const params: JsonObject = { ...ctx.params, name: entry.name };
-    const result = await target.callTool(params, {
+    const options: DownstreamCallOptions = {
       signal: ctx.signal,
       timeoutMs,
       onProgress: ctx.progress,
       clientCapabilities: ctx.session.clientCapabilities,
       relay: ctx.relay,
       onLog: ctx.log,
-    });
+      caller: callerOf(ctx.session),
+      logLevel: ctx.logLevel,
+    };
+    const result =
+      ctx.keepAlive === undefined || progressMs <= 0
+        ? await target.callTool(params, options)
+        : await callKeptAlive(ctx, target, params, options, progressMs);
     ctx.trace.outcome =
       result['resultType'] === 'input_required'
         ? 'input-required'
@@ -90,4 +102,31 @@ export function forward(
           : 'ok';
     return result;
   };
+}
+
+/** A call whose client hears progress whenever the server has said nothing for a while. */
+async function callKeptAlive(
+  ctx: CallContext,
+  target: CallTarget,
+  params: JsonObject,
+  options: DownstreamCallOptions,
+  everyMs: number,
+): Promise<JsonObject> {
+  const server = requireEntry(ctx).server;
+  const alive = keepAlive(ctx, `waiting for server "${server}" to answer`, { everyMs });
+  const progress = options.onProgress;
+  try {
+    return await target.callTool(params, {
+      ...options,
+      onProgress:
+        progress === undefined
+          ? undefined
+          : (update) => {
+              alive.touch();
+              progress(update);
+            },
+    });
+  } finally {
+    alive.stop();
+  }
 }

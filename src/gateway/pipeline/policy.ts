@@ -33,14 +33,7 @@ export function policy(table: ToolSettingsTable): CallMiddleware {
     const settings = table.forTool(entry.server, entry.namespacedName);
     let found = known.get(annotations);
     if (found?.settings !== settings) {
-      found = {
-        settings,
-        decision: decide(
-          withoutInferredConfirmation(annotations),
-          annotations.provenance,
-          settings.confirm,
-        ),
-      };
+      found = { settings, decision: decideCall(annotations, settings) };
       known.set(annotations, found);
     }
     const decision = found.decision;
@@ -52,10 +45,18 @@ export function policy(table: ToolSettingsTable): CallMiddleware {
     ctx.trace.outcome = 'denied';
     const text =
       decision.message === undefined
-        ? `Denied by policy: calls to ${entry.namespacedName} are not allowed through this gateway. Do not retry; tell the user.`
-        : fillMessage(decision.message, entry.namespacedName);
+        ? `Denied by policy: calls to ${entry.flattenedName} are not allowed through this gateway. Do not retry; tell the user.`
+        : fillMessage(decision.message, entry.flattenedName);
     return Promise.resolve(refusal(text, { decision: 'deny' }));
   };
+}
+
+/**
+ * What policy decides for a call with these effective annotations under these settings: the
+ * step's own decision, also used to tell in advance which tools will ask (`hintgate tools`).
+ */
+export function decideCall(annotations: EffectiveAnnotations, settings: ToolSettings): Decision {
+  return decide(withoutInferredConfirmation(annotations), annotations.provenance, settings.confirm);
 }
 
 /**

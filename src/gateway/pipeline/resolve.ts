@@ -13,6 +13,9 @@ export type DownReason = (server: string) => string;
  */
 export type PendingServerOf = (name: string) => string | undefined;
 
+/** Configured servers without a prefix that are not serving now (their tools' names are unknown). */
+export type UnprefixedDown = () => readonly string[];
+
 /** How deeply `arguments` may nest: deeper input is refused before any step walks it. */
 export const MAX_ARGUMENT_DEPTH = 64;
 
@@ -44,7 +47,8 @@ export function argumentsProblem(args: unknown): string | undefined {
  * catalog) by flattened name (or namespaced `server.name`); the entry it sets carries the
  * overrides that apply to that session. A tool of a server that is down fails with
  * DOWNSTREAM_UNAVAILABLE and the server's reason (so does a name with the prefix of a
- * server that never came up); `arguments` that are not an object, or nest too deeply, are
+ * server that never came up; an unknown name while a server without a prefix is down says
+ * so); `arguments` that are not an object, or nest too deeply, are
  * refused with INVALID_ARGUMENTS (-32602) saying what is wrong; a tool outside the equipped toolset, and
  * any other unknown name, with UNKNOWN_TOOL naming it (JSON-RPC -32602).
  *
@@ -59,6 +63,7 @@ export function resolve(
   downReason: DownReason,
   scope: CallScope = wholeCatalog(catalog),
   pendingServerOf: PendingServerOf = () => undefined,
+  unprefixedDown: UnprefixedDown = () => [],
 ): CallMiddleware {
   return async function resolve(ctx, next) {
     const problem = argumentsProblem(ctx.params['arguments']);
@@ -103,7 +108,14 @@ export function resolve(
       }
       const what =
         ctx.name === '' ? 'tools/call without a tool name' : `Unknown tool: "${ctx.name}"`;
-      throw new HintgateError('UNKNOWN_TOOL', what, { tool: ctx.name });
+      // A server serving its tools under their own names tells nothing by a prefix: say
+      // which of those are down, since the tool may be one of theirs.
+      const down = ctx.name === '' ? [] : unprefixedDown();
+      const maybe =
+        down.length === 0
+          ? ''
+          : `; it may be a tool of a server whose tools keep their own names: ${down.map(downReason).join('; ')}`;
+      throw new HintgateError('UNKNOWN_TOOL', `${what}${maybe}`, { tool: ctx.name });
     }
     const { entry } = found;
     ctx.entry = entry;

@@ -1,7 +1,12 @@
 import { HintgateError, errorMessage } from '../../core/errors.js';
 import type { SessionInfo } from '../../front/session.js';
-import type { Store } from '../../store/store.js';
-import type { AnnotationOverride, StoreEvent, Toolset } from '../../store/types.js';
+import type { DefaultToolsetWrite, Store } from '../../store/store.js';
+import type {
+  AnnotationOverride,
+  StoreEvent,
+  StoredDefaultToolset,
+  Toolset,
+} from '../../store/types.js';
 import type { Catalog } from '../catalog.js';
 import { Coalescer } from './coalesce.js';
 import type { NotifyTarget } from './slots.js';
@@ -16,7 +21,10 @@ export type ConfigurationMode = 'always' | 'never' | 'until-equipped';
 export interface ToolsetServiceOptions {
   readonly store: Store;
   readonly catalog: Catalog;
-  /** The toolset sessions start with. */
+  /**
+   * The config's `toolsets.default`: the toolset sessions start with, unless a default was
+   * chosen at run time (kept in the store), which wins.
+   */
   readonly defaultToolset?: string | undefined;
   readonly configurationMode: ConfigurationMode;
   /** The gateway's own tools (meta tools), shown as configuration mode allows. */
@@ -27,6 +35,7 @@ export interface ToolsetServiceOptions {
 }
 
 const GLOBALS = '\0globals';
+const DEFAULT = '\0default';
 /** The slot of a principal that has not equipped anything (it sees the default). */
 const UNSEEN_PRINCIPAL = principalSlot('\0unseen');
 const NO_OVERRIDES: readonly AnnotationOverride[] = [];
@@ -48,8 +57,10 @@ export class ToolsetService {
   private globals: readonly AnnotationOverride[] = NO_OVERRIDES;
   private unwatch: (() => void) | undefined;
   private readonly log: (line: string) => void;
-  /** The default toolset: the config's, until {@link setDefault} changes it. */
+  /** The default toolset: the one chosen at run time when there is one, else the config's. */
   private defaultName: string | undefined;
+  /** The default chosen at run time, as last read from the store. */
+  private chosen: StoredDefaultToolset | undefined;
 
   constructor(private readonly options: ToolsetServiceOptions) {
     this.log = options.log ?? (() => undefined);
@@ -61,38 +72,52 @@ export class ToolsetService {
     return this.options.store;
   }
 
-  /** The default toolset's name (the config's, unless {@link setDefault} changed it). */
+  /**
+   * The default toolset's name: the one chosen at run time (`hintgate toolset equip`, the
+   * dashboard) when there is one, else the config's `toolsets.default`.
+   */
   get defaultToolset(): string | undefined {
     return this.defaultName;
   }
 
+  /** The config's `toolsets.default`. */
+  get configuredDefault(): string | undefined {
+    return this.options.defaultToolset;
+  }
+
+  /** The default chosen at run time, or undefined when the config's holds. */
+  get chosenDefault(): StoredDefaultToolset | undefined {
+    return this.chosen;
+  }
+
   /**
-   * Makes `name` (or nothing) the toolset of every session that has not chosen one, until
-   * the process ends; those sessions are told their list changed. NOT_FOUND for no such
-   * toolset.
+   * Chooses the toolset of every session that has not chosen one (a toolset, or none), or
+   * forgets the choice (`config`: the config's `toolsets.default` holds again). The choice is
+   * kept in the store, so it holds after a restart and reaches every gateway sharing the
+   * store; the sessions affected are told their list changed. NOT_FOUND for no such toolset.
    */
-  async setDefault(name: string | undefined): Promise<void> {
-    if (name !== undefined && (await this.toolset(name)) === undefined) {
-      throw new HintgateError('NOT_FOUND', `toolset "${name}" does not exist`, { toolset: name });
-    }
-    if (name === this.defaultName) return;
-    const slots = new Map(this.slots);
-    this.defaultName = name;
-    this.notifySlots((slot) => slots.get(slot) === undefined, slots);
+  async setDefault(choice: DefaultToolsetWrite, by?: string): Promise<void> {
+    await this.options.store.setDefaultToolset(choice, by);
+    await this.reloadDefault(true);
   }
 
   /** Loads the global overrides and the default toolset, and starts following changes. */
   async start(): Promise<void> {
     this.unwatch ??= this.options.store.watch((event) => this.onStoreEvent(event));
     await this.reloadGlobals(false);
+    await this.reloadDefault(false);
+    const configured = this.options.defaultToolset;
+    const chosen = this.chosen;
+    if (chosen !== undefined && configured !== undefined && this.defaultName !== configured) {
+      this.log(
+        `toolsets.default: "${configured}" in the config is overruled by the default chosen ${chosen.by === undefined ? '' : `by ${chosen.by} `}with hintgate toolset equip or the dashboard (${chosen.kind === 'toolset' ? `"${chosen.name}"` : 'none'}); "hintgate toolset equip --reset" goes back to the config's`,
+      );
+    }
     const name = this.defaultName;
-    if (name !== undefined) {
-      await this.reload(name, false);
-      if (this.loaded.get(name) === null) {
-        this.log(
-          `toolsets.default: toolset "${name}" does not exist (yet); sessions start without one`,
-        );
-      }
+    if (name !== undefined && this.loaded.get(name) === null) {
+      this.log(
+        `default toolset "${name}" does not exist (yet); sessions start without one until it is created`,
+      );
     }
   }
 
@@ -212,6 +237,11 @@ export class ToolsetService {
     await (this.reloads.pending(name) ?? this.reload(name, true));
   }
 
+  /** Like {@link refresh}, for the default toolset chosen at run time. */
+  async refreshDefault(): Promise<void> {
+    await (this.reloads.pending(DEFAULT) ?? this.reloadDefault(true));
+  }
+
   /** Like {@link refresh}, for the global overrides. */
   async refreshGlobals(): Promise<void> {
     await (this.reloads.pending(GLOBALS) ?? this.reloadGlobals(true));
@@ -244,12 +274,17 @@ export class ToolsetService {
       case 'overrides':
         void this.reloadGlobals(true);
         return;
+      case 'default-toolset':
+        void this.reloadDefault(true);
+        return;
       case 'resync':
         void this.reloadGlobals(true);
+        void this.reloadDefault(true);
         for (const name of this.loaded.keys()) void this.reload(name, true);
         return;
       case 'approval':
       case 'pins':
+      case 'drift':
         return;
     }
   }
@@ -282,6 +317,37 @@ export class ToolsetService {
       if (next === null) {
         for (const [slot, held] of this.slots) if (held === name) this.slots.delete(slot);
       }
+    });
+  }
+
+  /**
+   * Reads the default chosen at run time and makes it (else the config's) the default: its
+   * toolset is loaded first, then the sessions without a choice of their own are told.
+   */
+  private reloadDefault(notify: boolean): Promise<void> {
+    return this.reloads.run(DEFAULT, async () => {
+      let chosen: StoredDefaultToolset | undefined;
+      try {
+        chosen = await this.options.store.getDefaultToolset();
+      } catch (error) {
+        this.log(`cannot read the default toolset: ${errorMessage(error)}`);
+        return;
+      }
+      this.chosen = chosen;
+      const name =
+        chosen === undefined
+          ? this.options.defaultToolset
+          : chosen.kind === 'toolset'
+            ? chosen.name
+            : undefined;
+      if (name !== undefined && !this.loaded.has(name)) await this.reload(name, false);
+      if (name === this.defaultName) return;
+      const slots = new Map(this.slots);
+      this.defaultName = name;
+      // The reload above forgot a missing toolset (it was not the default yet): remember it
+      // as missing, as the default, so that its creation is noticed.
+      if (name !== undefined && !this.loaded.has(name)) this.loaded.set(name, null);
+      if (notify) this.notifySlots((slot) => slots.get(slot) === undefined, slots);
     });
   }
 

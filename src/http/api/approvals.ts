@@ -5,7 +5,13 @@ import type { RouteMounter } from '../app.js';
 import { requestPrincipal } from '../app.js';
 import { apiError, badRequest } from './errors.js';
 
-const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired'];
+const STATUSES: readonly ApprovalStatus[] = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'withdrawn',
+];
 
 /** Who holds the approver role (`access.approvers`). */
 export interface ApproverRole {
@@ -15,7 +21,7 @@ export interface ApproverRole {
 /**
  * The approval queue over HTTP, behind the front's checks (bearer token, Host, Origin):
  *
- * - `GET /api/approvals[?status=pending|approved|denied|expired|all&limit=100]`: approvals,
+ * - `GET /api/approvals[?status=pending|approved|denied|expired|withdrawn|all&limit=100]`: approvals,
  *   newest first, pending ones by default;
  * - `GET /api/approvals/:id`: one approval;
  * - `POST /api/approvals/:id/approve` and `…/deny`, with an optional JSON body

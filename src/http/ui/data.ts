@@ -11,8 +11,11 @@ import {
   MCP_ANNOTATION_FIELDS,
 } from '../../core/annotations/types.js';
 import { HintgateError } from '../../core/errors.js';
+import { redactSecretText } from '../../core/util/redact.js';
 import type { Downstream } from '../../downstream/downstream.js';
+import type { AccessControl } from '../../gateway/access.js';
 import type { CatalogEntry } from '../../gateway/catalog-entry.js';
+import type { PinSettings } from '../../gateway/pins/book.js';
 import { toolMeta } from '../../gateway/catalog-entry.js';
 import type { Catalog } from '../../gateway/catalog.js';
 import type { ToolsetService } from '../../gateway/toolsets/service.js';
@@ -27,6 +30,10 @@ export interface DashboardGateway {
   readonly toolsets: ToolsetService;
   readonly store: Store;
   readonly calls: { stats(): unknown };
+  /** Who holds the approver role. */
+  readonly access: Pick<AccessControl, 'isApprover' | 'principals'>;
+  /** The pinning policy of each server. */
+  readonly pins: { settings(server: string): PinSettings };
 }
 
 /** The annotation fields a tool page lists, in order. */
@@ -268,7 +275,8 @@ export function serverSummaries(gateway: DashboardGateway): ServerSummary[] {
       case 'down':
         return {
           ...base,
-          reason: status.reason,
+          // A server's own error text may carry a credential (a URL's password, a token).
+          reason: redactSecretText(status.reason),
           ...(status.retryAt === undefined
             ? {}
             : { retryAt: new Date(status.retryAt).toISOString() }),
@@ -297,10 +305,14 @@ export interface ToolStats {
 const FAILED = new Set(['error', 'tool-error', 'timeout']);
 const REFUSED = new Set(['denied', 'rate-limited']);
 
-/** Per-tool statistics of audit records, the busiest tools first. */
+/**
+ * Per-tool statistics of audit records, the busiest tools first. Records of pin checks and
+ * decisions (`pin:…`) are no calls and are left out.
+ */
 export function toolStats(records: readonly AuditRecord[]): ToolStats[] {
   const byTool = new Map<string, AuditRecord[]>();
   for (const record of records) {
+    if (record.decision.startsWith('pin:')) continue;
     const tool = record.namespacedName ?? record.tool;
     let list = byTool.get(tool);
     if (list === undefined) byTool.set(tool, (list = []));

@@ -1,10 +1,20 @@
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { AnnotationSource } from '../../core/annotations/types.js';
 import type { HintCell } from './data.js';
+import { assetUrl } from './assets.js';
+import { UI } from './paths.js';
 import { CSRF_FIELD } from './session.js';
 
-/** Where the dashboard lives. */
-export const UI = '/ui';
+export { UI } from './paths.js';
+
+/** Whether the signed-in principal may decide approvals and pins, or why not. */
+export type ApproverState = { readonly ok: true } | { readonly ok: false; readonly why: string };
+
+/** What waits for a person, as the navigation counts it (undefined: could not be read). */
+export interface Waiting {
+  readonly approvals: number | undefined;
+  readonly pins: number | undefined;
+}
 
 /** What every page knows about the request. */
 export interface PageContext {
@@ -14,15 +24,29 @@ export interface PageContext {
   readonly principal: string;
   /** Whether a login exists to sign out of. */
   readonly canSignOut: boolean;
+  /** Whether an anonymous browser (auth off) may sign in with a token to act as its principal. */
+  readonly canSignIn: boolean;
+  /** Whether this principal holds the approver role (`access.approvers`). */
+  readonly approver: ApproverState;
+  readonly waiting: Waiting;
 }
 
-const NAV: readonly (readonly [string, string])[] = [
-  ['', 'Catalog'],
-  ['/approvals', 'Approvals'],
-  ['/audit', 'Audit'],
-  ['/stats', 'Stats'],
-  ['/toolsets', 'Toolsets'],
+const NAV: readonly (readonly [string, string, keyof Waiting | undefined])[] = [
+  ['', 'Catalog', undefined],
+  ['/approvals', 'Approvals', 'approvals'],
+  ['/pins', 'Pins', 'pins'],
+  ['/audit', 'Audit', undefined],
+  ['/stats', 'Stats', undefined],
+  ['/toolsets', 'Toolsets', undefined],
 ];
+
+/** A count of waiting things beside a navigation link; hidden at zero (the script fills it). */
+const NavCount: FC<{ name: keyof Waiting; count: number | undefined }> = ({ name, count }) => (
+  <span class="nav-count" data-count={name} hidden={count === undefined || count === 0}>
+    {count === undefined || count === 0 ? '' : String(count)}
+    <span class="sr"> waiting</span>
+  </span>
+);
 
 /** The page around every view: header, navigation, the main region. */
 export const Layout: FC<PropsWithChildren<{ title: string; page: PageContext }>> = ({
@@ -35,9 +59,9 @@ export const Layout: FC<PropsWithChildren<{ title: string; page: PageContext }>>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{`${title} · hintgate`}</title>
-      <link rel="stylesheet" href={`${UI}/assets/dashboard.css`} />
-      <link rel="icon" href={`${UI}/assets/favicon.svg`} type="image/svg+xml" />
-      <script src={`${UI}/assets/dashboard.js`} defer></script>
+      <link rel="stylesheet" href={assetUrl('dashboard.css')} />
+      <link rel="icon" href={assetUrl('favicon.svg')} type="image/svg+xml" />
+      <script src={assetUrl('dashboard.js')} defer></script>
     </head>
     <body>
       <a class="skip" href="#main">
@@ -48,21 +72,22 @@ export const Layout: FC<PropsWithChildren<{ title: string; page: PageContext }>>
           hint<b>gate</b>
         </a>
         <nav aria-label="Dashboard">
-          {NAV.map(([path, label]) => {
+          {NAV.map(([path, label, count]) => {
             const href = `${UI}${path}`;
             const current =
               path === ''
-                ? page.path === UI || page.path.startsWith(`${UI}/tools`)
+                ? page.path === UI || page.path.startsWith(`${UI}/tools/`)
                 : page.path.startsWith(href);
             return (
               <a href={href} aria-current={current ? 'page' : undefined}>
                 {label}
+                {count === undefined ? null : <NavCount name={count} count={page.waiting[count]} />}
               </a>
             );
           })}
         </nav>
         <div class="who">
-          {page.principal}
+          <span class="principal">{page.principal}</span>
           {page.canSignOut ? (
             <form method="post" action={`${UI}/logout`} class="inline">
               <Csrf page={page} />
@@ -70,6 +95,10 @@ export const Layout: FC<PropsWithChildren<{ title: string; page: PageContext }>>
                 Sign out
               </button>
             </form>
+          ) : page.canSignIn ? (
+            <a class="link" href={`${UI}/login?next=${encodeURIComponent(page.path || UI)}`}>
+              Sign in
+            </a>
           ) : null}
         </div>
       </header>
@@ -96,6 +125,14 @@ export const Notice: FC<{ kind: 'error' | 'ok' | 'warn'; children?: Child }> = (
     {children}
   </p>
 );
+
+/** Says why this principal sees decisions read-only (nothing when it may decide). */
+export const ReadOnlyNotice: FC<{ page: PageContext; what: string }> = ({ page, what }) =>
+  page.approver.ok ? null : (
+    <Notice kind="warn">
+      You can look but not decide {what}: {page.approver.why}
+    </Notice>
+  );
 
 /** What an empty list says, and what to do about it. */
 export const Empty: FC<PropsWithChildren<{ title: string }>> = ({ title, children }) => (
@@ -131,26 +168,25 @@ export function hintLabel(field: string): string {
 
 /**
  * One hint: true, false and unknown look different (color, mark and word), and the source
- * of the value is written on the badge; the reason of an inferred value is in its title and
- * in the text read by screen readers.
+ * of the value is written on the badge; the reason of an inferred value is in its title.
  */
 export const HintBadge: FC<{ cell: HintCell }> = ({ cell }) => {
-  const mark = cell.state === 'true' ? '✓' : cell.state === 'false' ? '✗' : '?';
   const said =
     cell.state === 'unknown'
       ? `${cell.field} unknown (MCP default ${String(cell.value)})`
       : `${cell.field} = ${cell.state}, ${SOURCE_LABEL[cell.source]}${cell.reason === undefined ? '' : `: ${cell.reason}`}`;
+  // The mark (✓ ✗ ?) is drawn by the stylesheet from the state; screen readers hear the
+  // state in words. Pages of hundreds of tools stay small: the reason is said once, in the
+  // title, and on the tool's page.
   return (
     <span
       class={`hint is-${cell.state} src-${cell.source}${cell.conflict ? ' conflict' : ''}`}
       title={said + (cell.conflict ? ' (conflict)' : '')}
     >
-      <span class="mark" aria-hidden="true">
-        {mark}
-      </span>
       <span class="name">{hintLabel(cell.field)}</span>
+      {cell.state === 'unknown' ? null : <span class="sr">{` ${cell.state},`}</span>}
       <span class="src">{cell.state === 'unknown' ? 'unknown' : SOURCE_LABEL[cell.source]}</span>
-      <span class="sr">{` (${said})`}</span>
+      {cell.conflict ? <span class="sr"> (conflict)</span> : null}
     </span>
   );
 };

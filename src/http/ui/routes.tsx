@@ -1,14 +1,14 @@
-import { readFileSync } from 'node:fs';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { JSX } from 'hono/jsx/jsx-runtime';
 import { parseAssignments } from '../../core/annotations/assignments.js';
 import { HintgateError, errorMessage } from '../../core/errors.js';
 import { REF_ID_LENGTH } from '../../core/refs/ref-id.js';
 import { parseWhen } from '../../core/util/when.js';
+import { ANONYMOUS } from '../../gateway/access.js';
 import { describeMember } from '../../gateway/toolsets/resolve.js';
 import type { AuditQuery, ToolRef, ToolsetMember } from '../../store/types.js';
+import { checkMember } from '../../store/validate.js';
 import type { RouteMounter } from '../app.js';
 import { streamStoreEvents } from '../store-events.js';
 import type { DashboardGateway } from './data.js';
@@ -21,8 +21,8 @@ import {
   serverSummaries,
   toolStats,
 } from './data.js';
-import type { PageContext } from './layout.js';
-import { UI } from './layout.js';
+import type { ApproverState, PageContext } from './layout.js';
+import { Layout, Notice, UI } from './layout.js';
 import { ApprovalQueue, ApprovalsPageView } from './pages/approvals.js';
 import type { AuditFilters } from './pages/audit.js';
 import { AUDIT_FILTERS, AuditPageView, STATS_WINDOWS, StatsPageView } from './pages/audit.js';
@@ -30,34 +30,30 @@ import { CatalogPageView } from './pages/catalog.js';
 import { LoginPageView } from './pages/login.js';
 import type { FailedForm } from './pages/tool.js';
 import { ToolPageView, refersTo } from './pages/tool.js';
-import type { ToolsetFormError } from './pages/toolsets.js';
+import type { DefaultOrigin, ToolsetFormError } from './pages/toolsets.js';
 import { ToolsetPageView, ToolsetsPageView } from './pages/toolsets.js';
+import { ASSET_TYPES, asset } from './assets.js';
+import { pinRoutes } from './pin-routes.js';
+import { WaitingCounts } from './waiting.js';
+import type { DashboardEnv as Env } from './render.js';
+import {
+  isForm,
+  jsonError,
+  markup,
+  page,
+  safeNext,
+  statusOf,
+  str,
+  textFields,
+  wantsJson,
+} from './render.js';
 import type { DashboardSession, DashboardSessions } from './session.js';
 import { CSRF_FIELD } from './session.js';
-
-type Env = { Variables: { session: DashboardSession } };
 
 /** What the dashboard is built from. */
 export interface DashboardOptions {
   readonly gateway: DashboardGateway;
   readonly sessions: DashboardSessions;
-}
-
-const ASSETS: Readonly<Record<string, string>> = {
-  'dashboard.css': 'text/css; charset=utf-8',
-  'dashboard.js': 'text/javascript; charset=utf-8',
-  'favicon.svg': 'image/svg+xml',
-};
-/** The assets, read once from `src/web` (or `dist/web` once built). */
-const assetCache = new Map<string, string>();
-
-function asset(name: string): string {
-  let text = assetCache.get(name);
-  if (text === undefined) {
-    text = readFileSync(new URL(`../../web/${name}`, import.meta.url), 'utf8');
-    assetCache.set(name, text);
-  }
-  return text;
 }
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -103,6 +99,58 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
   const ui = new Hono<Env>();
   const { store, toolsets } = gateway;
 
+  /** Whether a session's principal may decide approvals and pins, or why not. */
+  const approverOf = (session: DashboardSession): ApproverState => {
+    if (session.principal === ANONYMOUS) {
+      return {
+        ok: false,
+        why: sessions.canSignIn
+          ? 'nobody is signed in. Sign in with a token whose principal has the approver role (access.approvers in config).'
+          : 'nobody is signed in and the gateway has no token to sign in with (auth is off). Decide with the CLI (`hintgate approvals`, `hintgate pins`), or give the approver a named token (http.tokens) or the dashboard a token (http.uiToken) and name it in access.approvers.',
+      };
+    }
+    const principal = gateway.access.principals.lookup(session.principal);
+    return gateway.access.isApprover(principal)
+      ? { ok: true }
+      : {
+          ok: false,
+          why: `${session.principal} does not have the approver role (access.approvers in config).`,
+        };
+  };
+
+  /** What waits for a person, for the navigation's counts. */
+  const waiting = new WaitingCounts(store);
+
+  /** The page context of a request that has a session. */
+  const ctx = async (c: Context<Env>): Promise<PageContext> => {
+    const session = c.get('session');
+    return {
+      path: c.req.path.replace(/\/$/, ''),
+      csrf: session.csrf,
+      principal: session.principal,
+      canSignOut: session.principal !== ANONYMOUS,
+      canSignIn: sessions.canSignIn,
+      approver: approverOf(session),
+      waiting: await waiting.get(),
+    };
+  };
+
+  /** A page saying what was not found, with the navigation to go on. */
+  const notFound = async (c: Context<Env>, message: string): Promise<Response> => {
+    const session = c.get('session') as DashboardSession | undefined;
+    if (session === undefined) return c.text(message, 404);
+    return page(
+      c,
+      <Layout title="Not found" page={await ctx(c)}>
+        <Notice kind="error">{message}</Notice>
+        <p>
+          <a href={UI}>Back to the catalog</a>
+        </p>
+      </Layout>,
+      404,
+    );
+  };
+
   ui.use('*', async (c, next) => {
     const refused = sessions.checkHost(c.req.raw);
     if (refused !== undefined) return refused;
@@ -116,17 +164,22 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
 
   ui.get('/assets/:file', (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
-    if (type === undefined) return c.text('not found', 404);
-    return c.body(asset(file), 200, {
-      'Content-Type': type,
-      'Cache-Control': 'no-cache',
+    const found = asset(file);
+    if (found === undefined) return c.text('not found', 404);
+    // The URL of this very content is kept for good; any other is checked again each time.
+    const current = c.req.query('v') === found.version;
+    return c.body(found.text, 200, {
+      'Content-Type': ASSET_TYPES[file] ?? 'application/octet-stream',
+      'Cache-Control': current ? 'public, max-age=31536000, immutable' : 'no-cache',
     });
   });
 
   ui.get('/login', (c) => {
-    if (!sessions.loginRequired) return c.redirect(UI, 303);
-    return page(c, <LoginPageView next={safeNext(c.req.query('next'))} />);
+    if (!sessions.canSignIn) return c.redirect(UI, 303);
+    return page(
+      c,
+      <LoginPageView next={safeNext(c.req.query('next'))} optional={!sessions.loginRequired} />,
+    );
   });
   ui.post('/login', async (c) => {
     const problem = sessions.refuseUnsafe(c.req.raw, undefined, undefined);
@@ -138,10 +191,17 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     if (session === undefined) {
       return page(
         c,
-        <LoginPageView next={next} error="That token is not the gateway's token." />,
+        <LoginPageView
+          next={next}
+          optional={!sessions.loginRequired}
+          error="That token is not one of the gateway's tokens."
+        />,
         401,
       );
     }
+    // The session it replaces (an anonymous one, or another principal's) ends here.
+    const previous = sessions.sessionOf(c.req.raw);
+    if (previous !== undefined) sessions.close(previous);
     c.header('Set-Cookie', sessions.cookie(session, c.req.raw));
     return c.redirect(next, 303);
   });
@@ -155,7 +215,8 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     }
     if (session === undefined) {
       if (c.req.method === 'GET' && c.req.header('accept')?.includes('text/html') !== false) {
-        return c.redirect(`${UI}/login?next=${encodeURIComponent(c.req.path)}`, 303);
+        const wanted = c.req.path + new URL(c.req.url).search;
+        return c.redirect(`${UI}/login?next=${encodeURIComponent(wanted)}`, 303);
       }
       return c.json({ error: { code: 'UNAUTHORIZED', message: 'sign in first' } }, 401);
     }
@@ -179,7 +240,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
   });
 
   // Catalog.
-  ui.get('/', (c) => {
+  ui.get('/', async (c) => {
     const filter = catalogFilterFrom((name) => c.req.query(name));
     let result;
     let error: string | undefined;
@@ -191,7 +252,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     return page(
       c,
       <CatalogPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         view={{ servers: serverSummaries(gateway), filter, result, error }}
       />,
       error === undefined ? 200 : 400,
@@ -223,7 +284,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     return page(
       c,
       <ToolPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         data={{
           entry,
           toolsets: all,
@@ -340,7 +401,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     return page(
       c,
       <ApprovalsPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         pending={pending}
         decided={recent.filter((approval) => approval.status !== 'pending').slice(0, 20)}
         message={done === undefined ? undefined : { kind: 'ok', text: done }}
@@ -350,39 +411,48 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
   ui.get('/approvals/queue', async (c) => {
     const pending = await pendingApprovals();
     c.header('X-Pending-Count', String(pending.length));
-    return c.html(markup(<ApprovalQueue page={ctx(c)} pending={pending} />));
+    return c.html(markup(<ApprovalQueue page={await ctx(c)} pending={pending} />));
   });
   ui.post('/approvals/:id', async (c) => {
     const form = textFields(await c.req.parseBody());
     const decision = form['decision'];
-    const wantsJson = c.req.header('accept')?.includes('application/json') === true;
-    if (decision !== 'approve' && decision !== 'deny') {
-      return c.json(
-        { error: { code: 'INPUT_INVALID', message: 'decision: expected approve or deny' } },
-        400,
-      );
-    }
+    const json = wantsJson(c);
     const note = (form['note'] ?? '').trim();
+    const session = c.get('session');
+    const approver = approverOf(session);
     try {
+      // A person with the approver role decides, never the principal that made the call.
+      if (!approver.ok) throw new HintgateError('FORBIDDEN', `Not decided: ${approver.why}`);
+      if (decision !== 'approve' && decision !== 'deny')
+        throw new HintgateError(
+          'INPUT_INVALID',
+          `decision: expected approve or deny, got "${(decision ?? '').slice(0, 40)}"`,
+        );
+      if (note.length > 500)
+        throw new HintgateError(
+          'INPUT_INVALID',
+          `note: at most 500 characters (this one has ${note.length})`,
+        );
+      const asked = await store.getApproval(c.req.param('id'));
+      if (asked?.requestedBy !== undefined && asked.requestedBy === session.principal)
+        throw new HintgateError(
+          'FORBIDDEN',
+          `Not decided: ${session.principal} made this call and may not decide its approval; another approver must.`,
+        );
       const approval = await store.decideApproval(c.req.param('id'), {
         status: decision === 'approve' ? 'approved' : 'denied',
-        by: `dashboard:${c.get('session').principal}`,
+        by: `dashboard:${session.principal}`,
         ...(note === '' ? {} : { note }),
       });
-      if (wantsJson) return c.json(approval);
+      if (json)
+        return c.json({
+          ...approval,
+          message: `${approval.status === 'approved' ? 'Approved' : 'Denied'}: ${approval.tool}`,
+        });
       return c.redirect(`${UI}/approvals?done=${approval.status}`, 303);
     } catch (caught) {
-      const status = caught instanceof HintgateError && caught.code === 'NOT_FOUND' ? 404 : 409;
-      if (wantsJson)
-        return c.json(
-          {
-            error: {
-              code: caught instanceof HintgateError ? caught.code : 'INTERNAL',
-              message: errorMessage(caught),
-            },
-          },
-          status,
-        );
+      const status = statusOf(caught);
+      if (json) return jsonError(c, caught, status);
       const [pending, recent] = await Promise.all([
         pendingApprovals(),
         store.listApprovals({ limit: 50 }),
@@ -390,7 +460,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
       return page(
         c,
         <ApprovalsPageView
-          page={ctx(c)}
+          page={await ctx(c)}
           pending={pending}
           decided={recent.filter((approval) => approval.status !== 'pending').slice(0, 20)}
           message={{ kind: 'error', text: errorMessage(caught) }}
@@ -399,10 +469,16 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
       );
     }
   });
+  // One stream for the live parts of every page: `approval` events (the queue), `pins`
+  // events (decisions and re-checks of a server's pins), `resync` (reread everything).
   ui.get('/events', (c) =>
     streamStoreEvents(c, store, {
-      name: 'approval',
-      accept: (event) => event.kind === 'approval' || event.kind === 'resync',
+      name: (event) => (event.kind === 'drift' ? 'pins' : event.kind),
+      accept: (event) =>
+        event.kind === 'approval' ||
+        event.kind === 'pins' ||
+        event.kind === 'drift' ||
+        event.kind === 'resync',
     }),
   );
 
@@ -425,7 +501,11 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
         ...(filters.until === undefined ? {} : { until: parseWhen(filters.until, 'until') }),
       };
     } catch (caught) {
-      return page(c, <AuditPageView page={ctx(c)} {...view} error={errorMessage(caught)} />, 400);
+      return page(
+        c,
+        <AuditPageView page={await ctx(c)} {...view} error={errorMessage(caught)} />,
+        400,
+      );
     }
     // Newest first; a page is a slice of the newest (page × 50 + 1) records, so a page never
     // skips or repeats a record that shares its time with another.
@@ -439,7 +519,7 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     return page(
       c,
       <AuditPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         filters={filters}
         records={found.slice((shown - 1) * AUDIT_PAGE, shown * AUDIT_PAGE)}
         total={found.length}
@@ -452,9 +532,9 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
 
   // Stats.
   ui.get('/stats', async (c) => {
-    const window = (STATS_WINDOWS as readonly string[]).includes(c.req.query('window') ?? '')
-      ? (c.req.query('window') as string)
-      : '24h';
+    const asked = c.req.query('window');
+    const known = asked === undefined || (STATS_WINDOWS as readonly string[]).includes(asked);
+    const window = known && asked !== undefined ? asked : '24h';
     const records = await store.queryAudit({
       since: parseWhen(window, 'window'),
       limit: AUDIT_MAX,
@@ -462,24 +542,39 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     return page(
       c,
       <StatsPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         window={window}
         stats={toolStats(records)}
         records={records.length}
         capped={records.length >= AUDIT_MAX}
         gateway={gateway.calls.stats()}
+        error={
+          known
+            ? undefined
+            : `window: expected one of ${STATS_WINDOWS.join(', ')}; got "${String(asked).slice(0, 40)}" (showing ${window})`
+        }
       />,
+      known ? 200 : 400,
     );
   });
 
   // Toolsets.
+  const defaultOrigin = (): DefaultOrigin => {
+    const chosen = toolsets.chosenDefault;
+    return {
+      configured: toolsets.configuredDefault,
+      chosen: chosen !== undefined,
+      chosenBy: chosen?.by,
+    };
+  };
   const toolsetsPage = async (c: Context<Env>, failed?: ToolsetFormError) =>
     page(
       c,
       <ToolsetsPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         toolsets={await store.listToolsets()}
         defaultToolset={toolsets.defaultToolset}
+        defaultOrigin={defaultOrigin()}
         failed={failed}
         done={DONE[c.req.query('done') ?? '']}
       />,
@@ -508,9 +603,10 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     return page(
       c,
       <ToolsetPageView
-        page={ctx(c)}
+        page={await ctx(c)}
         toolset={toolset}
         isDefault={toolsets.defaultToolset === name}
+        defaultOrigin={defaultOrigin()}
         orphans={orphans}
         failed={failed}
         done={DONE[c.req.query('done') ?? '']}
@@ -537,7 +633,15 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
     const name = c.req.param('name');
     const form = textFields(await c.req.parseBody());
     try {
-      await toolsets.setDefault(form['action'] === 'clear' ? undefined : name);
+      const action = form['action'];
+      await toolsets.setDefault(
+        action === 'clear'
+          ? { kind: 'none' }
+          : action === 'config'
+            ? { kind: 'config' }
+            : { kind: 'toolset', name },
+        `dashboard:${c.get('session').principal}`,
+      );
       return c.redirect(`${UI}/toolsets/${encodeURIComponent(name)}?done=default`, 303);
     } catch (caught) {
       return toolsetPage(c, name, { values: {}, error: errorMessage(caught) });
@@ -546,91 +650,43 @@ function dashboardApp({ gateway, sessions }: DashboardOptions): Hono<Env> {
   ui.post('/toolsets/:name/delete', async (c) => {
     const name = c.req.param('name');
     try {
-      if (toolsets.defaultToolset === name) await toolsets.setDefault(undefined);
       await store.deleteToolset(name);
+      await toolsets.refreshDefault();
       return c.redirect(`${UI}/toolsets?done=deleted`, 303);
     } catch (caught) {
       return toolsetPage(c, name, { values: {}, error: errorMessage(caught) });
     }
   });
 
-  ui.notFound((c) => notFound(c, `No page at ${c.req.path}.`));
+  pinRoutes(ui, { gateway, ctx, notFound });
+
+  // A mounted app's own notFound is not used: the last route answers any other page.
+  ui.get('*', (c) => notFound(c, `No page at ${c.req.path}.`));
   return ui;
-}
-
-/** The page context of a request that has a session. */
-function ctx(c: Context<Env>): PageContext {
-  const session = c.get('session');
-  return {
-    path: c.req.path.replace(/\/$/, ''),
-    csrf: session.csrf,
-    principal: session.principal,
-    canSignOut: session.principal !== 'anonymous',
-  };
-}
-
-function page(
-  c: Context,
-  node: JSX.Element,
-  status: 200 | 400 | 401 | 403 | 404 | 409 = 200,
-): Response {
-  return c.html(`<!doctype html>${markup(node)}`, status);
-}
-
-function notFound(c: Context<Env>, message: string): Response {
-  const session = c.get('session') as DashboardSession | undefined;
-  if (session === undefined) return c.text(message, 404);
-  return page(
-    c,
-    <div>
-      <p>{message}</p>
-    </div>,
-    404,
-  );
-}
-
-/** A JSX tree as HTML (every component here renders synchronously). */
-function markup(node: JSX.Element): string {
-  return (node as unknown as { toString(): string }).toString();
-}
-
-/** A `next` target that stays inside the dashboard. */
-function safeNext(value: string | undefined): string {
-  return value !== undefined && value.startsWith(`${UI}`) && !value.startsWith('//') ? value : UI;
-}
-
-function isForm(type: string | undefined): boolean {
-  return (
-    type?.startsWith('application/x-www-form-urlencoded') === true ||
-    type?.startsWith('multipart/form-data') === true
-  );
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** A parsed form's text fields (files ignored). */
-function textFields(body: Record<string, unknown>): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (key !== CSRF_FIELD && typeof value === 'string') fields[key] = value;
-  }
-  return fields;
 }
 
 /**
  * Members from text, one per line: a refId (16 hex characters), `server.tool`, or a server
- * name (all its tools). Blank lines are skipped; the store checks the rest.
+ * name (all its tools). Blank lines are skipped; a line that is none of these is an
+ * INPUT_INVALID error naming it by its number, before anything is written.
  */
 export function parseMembers(text: string): ToolsetMember[] {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-    .map((line): ToolsetMember => {
-      if (REF_ID.test(line)) return { kind: 'ref', refId: line };
-      if (line.includes('.')) return { kind: 'tool', namespacedName: line };
-      return { kind: 'server', server: line };
-    });
+  const members: ToolsetMember[] = [];
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const member: ToolsetMember = REF_ID.test(line)
+      ? { kind: 'ref', refId: line }
+      : line.includes('.')
+        ? { kind: 'tool', namespacedName: line }
+        : { kind: 'server', server: line };
+    const [issue] = checkMember(member, 'member');
+    if (issue !== undefined)
+      throw new HintgateError(
+        'INPUT_INVALID',
+        `members, line ${index + 1} ("${line.slice(0, 80)}"): ${issue.message}`,
+      );
+    members.push(member);
+  }
+  return members;
 }

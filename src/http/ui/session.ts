@@ -26,10 +26,15 @@ export interface DashboardSession {
 export interface DashboardSessionsOptions {
   /**
    * Checks a secret typed at the login page and returns the principal it stands for, or
-   * undefined when it is wrong. Absent: auth is off (loopback, `--no-auth`) and every
-   * browser gets an `anonymous` session without a login.
+   * undefined when it is wrong. Absent: there is nothing to sign in with.
    */
   readonly verify: ((secret: string) => string | undefined) | undefined;
+  /**
+   * Whether a browser must sign in (default: when `verify` is given). Without, it gets an
+   * `anonymous` session at once (auth off on loopback) and may still sign in with `verify`
+   * to act as a principal (an approver).
+   */
+  readonly loginRequired?: boolean;
   /** The front's Host and Origin rules (DNS rebinding, foreign origins). */
   readonly security: HttpSecurity;
   readonly ttlMs?: number;
@@ -37,8 +42,8 @@ export interface DashboardSessionsOptions {
 }
 
 /**
- * Sessions of the dashboard: a secret (the front's bearer token) is exchanged once at the
- * login page for a random session id in an HttpOnly, SameSite=Strict cookie; every
+ * Sessions of the dashboard: a secret (a bearer token of the front, or the dashboard's own
+ * `http.uiToken`) is exchanged once at the login page for a random session id in an HttpOnly, SameSite=Strict cookie; every
  * state-changing request must come from the dashboard's own origin (Origin, else Referer,
  * naming the Host it was sent to) and carry the session's CSRF token. Sessions live in
  * memory (a restart signs everyone out), at most 1,000, each for 12 hours.
@@ -58,6 +63,11 @@ export class DashboardSessions {
 
   /** True when a login is needed (auth is on). */
   get loginRequired(): boolean {
+    return this.options.loginRequired ?? this.options.verify !== undefined;
+  }
+
+  /** True when there is something to sign in with (a token), needed or not. */
+  get canSignIn(): boolean {
     return this.options.verify !== undefined;
   }
 

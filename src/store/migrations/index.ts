@@ -212,4 +212,31 @@ CREATE INDEX audit_log_by_principal ON audit_log (principal, occurred_at DESC);
 ALTER TABLE approvals ADD COLUMN requested_by text;
 `,
   },
+  {
+    version: 8,
+    name: 'approvals-withdrawn',
+    sql: `-- An approval whose call the client gave up on (it cancelled the call, timed out or went
+-- away) is withdrawn: nobody denied it, and nobody can approve a call that is gone.
+
+ALTER TABLE approvals DROP CONSTRAINT approvals_status_check;
+ALTER TABLE approvals ADD CONSTRAINT approvals_status_check
+  CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'withdrawn'));
+`,
+  },
+  {
+    version: 9,
+    name: 'settings',
+    sql: `-- Gateway settings changed at run time (the CLI, the dashboard) and kept across restarts,
+-- one row per key with its value as JSON. \`default-toolset\`: the toolset sessions without a
+-- choice of their own see, {"name": "..."} or {"none": true}; without a row the config's
+-- \`toolsets.default\` holds.
+
+CREATE TABLE gateway_settings (
+  key text PRIMARY KEY,
+  value jsonb NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  updated_by text
+);
+`,
+  },
 ];

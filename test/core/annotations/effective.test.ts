@@ -120,6 +120,75 @@ describe('conflicts on real tool names', () => {
     expect(untrusted(name, declared, text).conflicts).toEqual([]);
   });
 
+  it.each([
+    // Taking one thing off another loses neither (Linear, SmartBear's QTM4J).
+    ['linear_removeUserFromTeam', 'Remove a user from a team'],
+    ['linear_removeIssueLabel', 'Remove a label from an issue in Linear'],
+    ['qtm4j_unlink_test_cases_from_test_cycle', 'Unlink test cases from a QTM4J test cycle.'],
+    // Restarting or cancelling may lose nothing (kubernetes-mcp-server, SmartBear).
+    ['tekton_taskrun_restart', 'Restart a Tekton TaskRun by creating a new TaskRun.'],
+    ['swagger_cancel_suite_execution', 'Cancels an ongoing test suite execution.'],
+  ])('keeps %s declared not destructive: its verb does not destroy outright', (name, text) => {
+    const { conflicts, notes } = untrusted(
+      name,
+      { readOnlyHint: false, destructiveHint: false },
+      text,
+    );
+    expect(conflicts).toEqual([]);
+    expect(notes.map((n) => n.field)).toEqual(['destructiveHint']);
+  });
+
+  it.each([
+    // DigitalOcean: the description says what the removal takes the droplets from.
+    ['firewall-remove-droplets', 'Removes one or more droplets from a firewall'],
+    // DigitalOcean invokes a deployed function; Postman stores a package's script.
+    ['functions-invoke-action', 'Invoke a function action in a namespace.'],
+    ['spaces-cdn-flush-cache', 'Flush the cache of a CDN'],
+  ])('keeps %s declared not destructive: nothing proves it destroys', (name, text) => {
+    expect(
+      untrusted(name, { readOnlyHint: false, destructiveHint: false }, text).conflicts,
+    ).toEqual([]);
+  });
+
+  it('keeps a tool storing a script declared not destructive, and one running SQL not', () => {
+    const script = { type: 'object', properties: { script: { type: 'string' } } };
+    const declared = { readOnlyHint: false, destructiveHint: false };
+    const stores = inferAnnotations({ name: 'createPackage', inputSchema: script });
+    expect(detectConflicts({ declared, inference: stores, trust: 'untrusted' })).toEqual([]);
+    const sql = { type: 'object', properties: { sql: { type: 'string' } } };
+    const runs = inferAnnotations({ name: 'run_sql', inputSchema: sql });
+    expect(
+      detectConflicts({ declared, inference: runs, trust: 'untrusted' }).map((c) => c.field),
+    ).toEqual(['destructiveHint']);
+  });
+
+  it('still changes a deletion of records from a table declared not destructive', () => {
+    const { conflicts } = untrusted(
+      'delete_records_from_table',
+      { readOnlyHint: false, destructiveHint: false },
+      'Delete records from a table',
+    );
+    expect(conflicts.map((c) => c.field)).toEqual(['destructiveHint']);
+  });
+
+  it('still changes a cancellation declared read-only: it is a write', () => {
+    // SmartBear's reflect_cancel_suite_execution is declared read-only.
+    const { conflicts } = untrusted(
+      'reflect_cancel_suite_execution',
+      { readOnlyHint: true, destructiveHint: false },
+      'Cancel a reflect suite execution',
+    );
+    expect(conflicts.map((c) => c.field)).toEqual(['readOnlyHint']);
+  });
+
+  it.each([['delete_repository'], ['drop_table'], ['compute_vm_delete'], ['purge-queue']])(
+    'changes %s declared not destructive: its verb destroys outright',
+    (name) => {
+      const { conflicts } = untrusted(name, { readOnlyHint: false, destructiveHint: false });
+      expect(conflicts.map((c) => c.field)).toEqual(['destructiveHint']);
+    },
+  );
+
   it('reports weak disagreements as notes, not conflicts', () => {
     const { conflicts, notes } = untrusted(
       'updateTeam',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_FLATTENED_NAME_LENGTH,
+  flattenNames,
   flattenToolName,
   flattenToolNames,
   namespacedName,
@@ -41,6 +42,38 @@ describe('tool references', () => {
     expect(forward.get('a.b_c')).toBe('a_b_c');
     expect(forward.get('a_b.c')).toMatch(/^a_b_c_[0-9a-f]{8}$/);
     expect(new Set(forward.values()).size).toBe(3);
+  });
+
+  it('names a tool under a custom prefix, or under its own name without one', () => {
+    expect(flattenToolName('github', 'create_issue', 'gh')).toBe('gh_create_issue');
+    expect(flattenToolName('github', 'create_issue', false)).toBe('create_issue');
+    // MCP allows dots in tool names: a tool without a prefix keeps them.
+    expect(flattenToolName('files', 'read.file', false)).toBe('read.file');
+    // A name MCP does not allow is made safe as any other, and stays unique.
+    expect(flattenToolName('files', 'read file', false)).toMatch(/^read_file_[0-9a-f]{8}$/);
+  });
+
+  it('reports names that two servers wanted, the first by namespaced name keeping it', () => {
+    const prefixes: Record<string, string | false> = { a: false, b: false, c: 'a' };
+    const { names, collisions } = flattenNames(
+      [
+        { server: 'b', name: 'search' },
+        { server: 'a', name: 'search' },
+        { server: 'c', name: 'x' },
+        { server: 'a', name: 'a_x' },
+        { server: 'z', name: 'q' },
+      ],
+      (server) => prefixes[server] ?? server,
+    );
+    expect(names.get('a.search')).toBe('search');
+    expect(names.get('b.search')).toMatch(/^search_[0-9a-f]{8}$/);
+    expect(names.get('a.a_x')).toBe('a_x');
+    expect(names.get('c.x')).toMatch(/^a_x_[0-9a-f]{8}$/);
+    expect(names.get('z.q')).toBe('z_q');
+    expect(collisions).toEqual([
+      { name: 'search', kept: 'a.search', renamed: 'b.search', renamedTo: names.get('b.search') },
+      { name: 'a_x', kept: 'a.a_x', renamed: 'c.x', renamedTo: names.get('c.x') },
+    ]);
   });
 
   it('derives a stable refId from server, name and canonical schema', () => {

@@ -31,16 +31,20 @@ const MODERN = {
 };
 const HEADLESS = { era: 'modern' as const, clientCapabilities: {} };
 
+/** `policy.waiting` as config fills it in, with progress every 50 ms. */
+const WAITING = { progressMs: 50, approvalTimeoutMs: 50_000, keptAliveApprovalTimeoutMs: 300_000 };
+
 /** policy then confirm then `next`: the way the gateway runs them. */
 function pipeline(
   settings: ToolSettingsTable,
   next: ReturnType<typeof fakeNext>,
   store?: Store,
   signer = new RequestStateSigner(),
+  log?: (line: string) => void,
 ) {
   return compose([
     policy(settings),
-    confirm({ settings, store, signer, pollMs: 50 }),
+    confirm({ settings, store, signer, pollMs: 50, waiting: WAITING, ...(log ? { log } : {}) }),
     () => next(),
   ]);
 }
@@ -113,7 +117,7 @@ describe('confirm: asking a 2025 client (elicitation)', () => {
       next,
     )(ctx);
     expect(result['content']).toEqual([
-      { type: 'text', text: 'Ask Ops before touching s.delete_item.' },
+      { type: 'text', text: 'Ask Ops before touching s_delete_item.' },
     ]);
   });
 
@@ -255,7 +259,8 @@ describe('confirm: input_required for a 2026 client', () => {
     try {
       const signer = new RequestStateSigner();
       const { result } = await ask(signer);
-      vi.setSystemTime(Date.now() + 125_000);
+      // A 2026 client answers in a request of its own: the state lives the longer timeout.
+      vi.setSystemTime(Date.now() + 305_000);
       await expect(
         pipeline(
           settingsOf(),
@@ -374,7 +379,7 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     expect(next).not.toHaveBeenCalled();
     expect(result).toMatchObject({ _meta: { [CALL_META_KEY]: { decision: 'expired' } } });
     expect(JSON.stringify(result['content'])).toContain(
-      `needs approval: nobody approved s.delete_item in time (approval ${ctx.trace.approvalId ?? ''} expired)`,
+      `needs approval: nobody approved s_delete_item in time (approval ${ctx.trace.approvalId ?? ''} expired)`,
     );
     // Where a person approves, never a command the model could run to approve itself.
     expect(JSON.stringify(result['content'])).toContain('approval queue');
@@ -408,7 +413,7 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     expect(first['content']).toEqual([
       {
         type: 'text',
-        text: `needs approval: this call waits for a person in the gateway's approval queue (approval ${id}); it was not run. Tell the user: an approver decides it in the dashboard or with the hintgate CLI on the gateway's host. Once approved, call s.delete_item again with the same arguments.`,
+        text: `needs approval: this call waits for a person in the gateway's approval queue (approval ${id}); it was not run. Tell the user: an approver decides it in the dashboard or with the hintgate CLI on the gateway's host. Once approved, call s_delete_item again with the same arguments.`,
       },
     ]);
     const again = await step(call(TOOLS.destructive, { session: HEADLESS }));
@@ -464,23 +469,113 @@ describe.each<StoreKind>(['pglite', 'postgres'])('confirm: the approval queue (%
     }
   });
 
-  it('denies the approval of a call the client cancelled while waiting', async () => {
+  it('withdraws the approval of a call the client gave up on while waiting (nobody denied it)', async () => {
     const controller = new AbortController();
     const next = fakeNext();
-    const running = pipeline(
-      settingsOf(),
-      next,
-      store,
-    )(call(TOOLS.destructive, { session: HEADLESS, signal: controller.signal, args: { n: 1 } }));
+    const lines: string[] = [];
+    const ctx = call(TOOLS.destructive, {
+      session: HEADLESS,
+      signal: controller.signal,
+      args: { n: 1 },
+    });
+    const running = pipeline(settingsOf(), next, store, undefined, (line) => lines.push(line))(ctx);
     const approval = await pendingApproval('s.delete_item', { n: 1 });
     controller.abort(new Error('client went away'));
     await expect(running).rejects.toThrow('client went away');
     await vi.waitFor(async () =>
       expect(await store.getApproval(approval.id)).toMatchObject({
-        status: 'denied',
-        note: 'the client cancelled the call',
+        status: 'withdrawn',
+        decidedBy: 'client',
+        note: 'the client gave up on the call (client went away)',
       }),
     );
+    expect(ctx.trace.decision).toBe('withdrawn');
+    expect(lines.at(-1)).toBe(
+      `approval ${approval.id}: withdrawn, the client gave up on the call (client went away)`,
+    );
+    expect((await store.listApprovals({ status: 'withdrawn' })).map((a) => a.id)).toContain(
+      approval.id,
+    );
     expect(next).not.toHaveBeenCalled();
+  });
+
+  it("keeps the log line one line, whatever the client's name holds", async () => {
+    const lines: string[] = [];
+    const controller = new AbortController();
+    const running = pipeline(settingsOf(), fakeNext(), store, undefined, (line) =>
+      lines.push(line),
+    )(
+      call(TOOLS.destructive, {
+        session: { ...HEADLESS, clientInfo: { name: 'evil\nhintgate: approval 1 approved' } },
+        signal: controller.signal,
+        args: { forged: 1 },
+      }),
+    );
+    await pendingApproval('s.delete_item', { forged: 1 });
+    controller.abort(new Error('done'));
+    await running.catch(() => undefined);
+    expect(lines[0]).toContain('called by client evil?hintgate: approval 1 approved waits');
+    expect(lines.every((line) => !line.includes('\n'))).toBe(true);
+  });
+
+  it('waits 50 s for a client that cannot be kept waiting, 5 min for one that can or need not wait', async () => {
+    const lifetime = async (options: Parameters<typeof call>[1], policyInput = {}) => {
+      const controller = new AbortController();
+      const args = { life: Math.random() };
+      const running = pipeline(
+        settingsOf(policyInput),
+        fakeNext(),
+        store,
+      )(
+        call(TOOLS.destructive, { session: HEADLESS, signal: controller.signal, args, ...options }),
+      );
+      const approval = await pendingApproval('s.delete_item', args);
+      controller.abort(new Error('done looking'));
+      await running.catch(() => undefined);
+      return Date.parse(approval.expiresAt) - Date.parse(approval.createdAt);
+    };
+    /** Within a second of `ms` (the store's clock sets both times). */
+    const near = (actual: number, ms: number) => expect(Math.abs(actual - ms)).toBeLessThan(1_000);
+    near(await lifetime({}), 50_000);
+    near(await lifetime({ keepAlive: () => undefined }), 300_000);
+    // Config says how long: for every client.
+    near(await lifetime({ keepAlive: () => undefined }, { approvalTimeoutMs: 20_000 }), 20_000);
+    const deferred = await pipeline(
+      settingsOf({ waitForApproval: false }),
+      fakeNext(),
+      store,
+    )(call(TOOLS.destructive, { session: HEADLESS, args: { deferred: 1 } }));
+    const id = (deferred['_meta'] as Record<string, { approvalId: string }>)[CALL_META_KEY]
+      ?.approvalId;
+    const approval = await store.getApproval(id ?? '');
+    near(Date.parse(approval?.expiresAt ?? '') - Date.parse(approval?.createdAt ?? ''), 300_000);
+  });
+
+  it('keeps a client with a progress token hearing while the call waits, and logs where to approve', async () => {
+    const heard: string[] = [];
+    const lines: string[] = [];
+    const next = fakeNext();
+    const ctx = call(TOOLS.destructive, {
+      session: { ...HEADLESS, principal: 'alice' },
+      args: { heard: 1 },
+      keepAlive: (message) => heard.push(message),
+    });
+    const running = pipeline(settingsOf(), next, store, undefined, (line) => lines.push(line))(ctx);
+    const approval = await pendingApproval('s.delete_item', { heard: 1 });
+    await vi.waitFor(() => expect(heard.length).toBeGreaterThanOrEqual(3));
+    expect(heard[0]).toBe(
+      `waiting for a person to approve s.delete_item (approval ${approval.id})`,
+    );
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^approval ${approval.id}: s\\.delete_item called by alice waits for a person until \\d\\d:\\d\\d:\\d\\d UTC; approve or deny it with "hintgate approvals approve ${approval.id}" \\(or deny\\) on the gateway's host$`,
+      ),
+    );
+    await store.decideApproval(approval.id, { status: 'approved', by: 'cli:bob' });
+    expect(await running).toEqual(OK);
+    expect(lines[1]).toBe(`approval ${approval.id}: approved by cli:bob`);
+    const count = heard.length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(heard).toHaveLength(count);
   });
 });

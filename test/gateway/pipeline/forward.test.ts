@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DownstreamCallOptions } from '../../../src/downstream/downstream.js';
 import type { JsonObject } from '../../../src/mcp/json-rpc.js';
 import { annotate } from '../../../src/gateway/pipeline/annotate.js';
@@ -53,6 +53,57 @@ describe('forward', () => {
       clientCapabilities: { elicitation: {} },
     });
     expect(ctx.trace.outcome).toBe('ok');
+  });
+
+  it('keeps a client with a progress token hearing while the server says nothing, not while it does', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const heard: string[] = [];
+      const relayed: JsonObject[] = [];
+      let speak: ((update: JsonObject) => void) | undefined;
+      let finish: (() => void) | undefined;
+      const slow: CallTarget = {
+        name: 's',
+        callTool: (_params, options) => {
+          speak = options.onProgress;
+          return new Promise((resolve) => {
+            finish = () => resolve({ content: [] });
+          });
+        },
+      };
+      const run = compose([
+        resolve(catalogWith({ name: 'get_user' }), () => ''),
+        annotate(),
+        forward(
+          () => slow,
+          () => 60_000,
+          undefined,
+          20,
+        ),
+      ]);
+      const base = contextFor('s_get_user', {}, { _meta: { progressToken: 'p' } });
+      const running = run({
+        ...base,
+        progress: (update: JsonObject) => relayed.push(update),
+        keepAlive: (message: string) => heard.push(message),
+      });
+      while (speak === undefined) await new Promise((resolve) => setImmediate(resolve));
+      vi.advanceTimersByTime(20);
+      expect(heard).toEqual(['waiting for server "s" to answer']);
+      // A period in which the server reported progress adds nothing.
+      speak?.({ progress: 1 });
+      vi.advanceTimersByTime(20);
+      expect(heard).toHaveLength(1);
+      expect(relayed).toEqual([{ progress: 1 }]);
+      vi.advanceTimersByTime(20);
+      expect(heard).toHaveLength(2);
+      finish?.();
+      await running;
+      vi.advanceTimersByTime(100);
+      expect(heard).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("times a tool out after a multiple of its estimatedDuration, instead of the server's timeout", async () => {

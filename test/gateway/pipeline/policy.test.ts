@@ -39,7 +39,7 @@ describe('policy', () => {
     )(ctx, next);
     expect(next).not.toHaveBeenCalled();
     expect(result).toEqual({
-      content: [{ type: 'text', text: 'No s.delete_item here.' }],
+      content: [{ type: 'text', text: 'No s_delete_item here.' }],
       isError: true,
       _meta: { [CALL_META_KEY]: { decision: 'deny' } },
     });

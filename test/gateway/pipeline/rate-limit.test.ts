@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CALL_META_KEY } from '../../../src/gateway/call-results.js';
 import { rateLimit } from '../../../src/gateway/pipeline/rate-limit.js';
 import { RateLimiter } from '../../../src/gateway/rate-limiter.js';
-import { fakeNext, settingsOf, toolContext } from './step-helpers.js';
+import { OK, fakeNext, settingsOf, toolContext } from './step-helpers.js';
 
 const LIMITED = { name: 'get_quote', annotations: { readOnlyHint: true, rateLimitHint: 3 } };
 
@@ -33,7 +33,7 @@ describe('rateLimit', () => {
       content: [
         {
           type: 'text',
-          text: 'Rate limit: s.get_quote takes at most 3 call(s) a minute; try again in 20 s.',
+          text: 'Rate limit: s_get_quote takes at most 3 call(s) a minute; try again in 20 s.',
         },
       ],
       _meta: { [CALL_META_KEY]: { decision: 'rate-limited' } },
@@ -52,6 +52,27 @@ describe('rateLimit', () => {
     await step(toolContext(LIMITED), next);
     expect(next).toHaveBeenCalledTimes(1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+  });
+
+  it('tells a client with a progress token that its call waits for a turn, until it runs', async () => {
+    const limiter = new RateLimiter();
+    for (let i = 0; i < 60; i++) limiter.take('s.get_quote', 60, 0);
+    const step = rateLimit(limiter, settingsOf({ tools: { 's.get_quote': { rateLimit: 60 } } }), {
+      maxWaitMs: 5_000,
+      progressMs: 20,
+    });
+    const heard: string[] = [];
+    let heardWhenRun = -1;
+    const next = vi.fn(() => {
+      heardWhenRun = heard.length;
+      return Promise.resolve(OK);
+    });
+    await step(toolContext(LIMITED, { keepAlive: (message) => heard.push(message) }), next);
+    // Said when it starts waiting, and again while it waits (a second at 20 ms).
+    expect(heardWhenRun).toBeGreaterThanOrEqual(2);
+    expect(heard[0]).toBe('waiting for a turn: s.get_quote takes at most 60 call(s) a minute');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(heard).toHaveLength(heardWhenRun);
   });
 
   it('lets config replace or remove the limit, and leaves tools without one alone', async () => {

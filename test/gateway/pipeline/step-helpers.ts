@@ -30,6 +30,8 @@ export interface ToolContextOptions {
   readonly session?: Partial<SessionInfo>;
   readonly relay?: ServerRequestRelay;
   readonly signal?: AbortSignal;
+  /** The client's keep-alive channel (it sent a progress token). */
+  readonly keepAlive?: (message: string) => void;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface ToolContextOptions {
  */
 export function toolContext(
   tool: Record<string, unknown>,
-  { args = {}, extra = {}, session = {}, relay, signal }: ToolContextOptions = {},
+  { args = {}, extra = {}, session = {}, relay, signal, keepAlive }: ToolContextOptions = {},
 ): CallContext {
   const catalog = catalogWith(tool);
   const entry = catalog.resolve(`s_${String(tool['name'])}`);
@@ -50,6 +52,7 @@ export function toolContext(
       signal: signal ?? new AbortController().signal,
       progress: undefined,
       relay,
+      keepAlive,
     },
     Date.now(),
   );

@@ -165,6 +165,105 @@ describe.each(STORE_KINDS)('ToolsetService (%s store)', (kind) => {
     }
   });
 
+  it('keeps a default chosen at run time in the store: it wins over the config, holds for the next service, and reaches a running one', async () => {
+    const { service, notified } = serviceOf(store, { defaultToolset: 'triage' });
+    const lines: string[] = [];
+    try {
+      await service.start();
+      const free = legacy('free');
+      const chooser = legacy('chooser');
+      await service.equip(chooser, 'triage');
+      expect(service.equippedName(free)).toBe('triage');
+      const before = notified(target('free')).length;
+      await service.setDefault({ kind: 'toolset', name: 'files' }, 'cli:test');
+      expect(service.defaultToolset).toBe('files');
+      expect(service.equippedName(free)).toBe('files');
+      expect(service.equippedName(chooser)).toBe('triage');
+      expect(notified(target('free')).slice(before)).toEqual([true]);
+      expect(notified(target('chooser')).slice(before)).toEqual([false]);
+      expect(notified(MODERN_HTTP).slice(before)).toEqual([true]);
+
+      // A restart: a new service on the same store starts on the chosen default, and says
+      // that it overrules the config's.
+      const restarted = new ToolsetService({
+        store,
+        catalog: catalogOf(),
+        defaultToolset: 'triage',
+        configurationMode: 'never',
+        localTools: META_TOOLS,
+        notify: () => undefined,
+        log: (line) => lines.push(line),
+      });
+      await restarted.start();
+      expect(restarted.equippedName(legacy('after-restart'))).toBe('files');
+      expect(restarted.chosenDefault).toMatchObject({
+        kind: 'toolset',
+        name: 'files',
+        by: 'cli:test',
+      });
+      expect(lines.join('\n')).toContain(
+        'toolsets.default: "triage" in the config is overruled by the default chosen by cli:test',
+      );
+
+      // A choice written elsewhere (the CLI through the admin endpoint, another replica)
+      // reaches both running services through the store's change events.
+      const other = kind === 'postgres' ? await storage.open() : store;
+      try {
+        await other.setDefaultToolset({ kind: 'none' });
+        for (const running of [service, restarted]) {
+          await waitFor(
+            () => running.equippedName(legacy('x')),
+            (name) => name === undefined,
+            5_000,
+            10,
+          );
+        }
+        expect(notified(target('free')).at(-1)).toBe(true);
+        await other.setDefaultToolset({ kind: 'config' });
+        await waitFor(
+          () => service.equippedName(free),
+          (name) => name === 'triage',
+          5_000,
+          10,
+        );
+      } finally {
+        if (other !== store) await other.close();
+        restarted.close();
+      }
+      expect(service.chosenDefault).toBeUndefined();
+      await expect(service.setDefault({ kind: 'toolset', name: 'nope' })).rejects.toThrow(
+        'toolset "nope" does not exist',
+      );
+      expect(service.defaultToolset).toBe('triage');
+    } finally {
+      await store.setDefaultToolset({ kind: 'config' });
+      service.close();
+    }
+  });
+
+  it('makes none the default when the chosen default toolset is deleted', async () => {
+    await store.createToolset({
+      name: 'short-lived',
+      members: [{ kind: 'server', server: 'files' }],
+    });
+    const { service } = serviceOf(store, { defaultToolset: 'triage' });
+    try {
+      await service.start();
+      await service.setDefault({ kind: 'toolset', name: 'short-lived' });
+      expect(service.equippedName(legacy('s'))).toBe('short-lived');
+      await store.deleteToolset('short-lived');
+      await service.refreshDefault();
+      expect(service.chosenDefault).toMatchObject({ kind: 'none' });
+      expect(service.equippedName(legacy('s'))).toBeUndefined();
+      await store.createToolset({ name: 'short-lived' });
+      await service.refresh('short-lived');
+      expect(service.equippedName(legacy('s'))).toBeUndefined();
+    } finally {
+      await store.setDefaultToolset({ kind: 'config' });
+      service.close();
+    }
+  });
+
   it('unequips a toolset deleted elsewhere', async () => {
     await store.createToolset({ name: 'doomed', members: [{ kind: 'server', server: 'files' }] });
     const { service, notified } = serviceOf(store);

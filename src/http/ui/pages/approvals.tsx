@@ -1,7 +1,17 @@
 import type { FC } from 'hono/jsx';
 import type { Approval } from '../../../store/types.js';
 import type { PageContext } from '../layout.js';
-import { Csrf, Empty, Layout, Notice, Time, UI, hintLabel, pretty } from '../layout.js';
+import {
+  Csrf,
+  Empty,
+  Layout,
+  Notice,
+  ReadOnlyNotice,
+  Time,
+  UI,
+  hintLabel,
+  pretty,
+} from '../layout.js';
 
 /** The pending calls, each with its arguments, who asked, why, time left and the buttons. */
 export const ApprovalQueue: FC<{ page: PageContext; pending: readonly Approval[] }> = ({
@@ -18,7 +28,12 @@ export const ApprovalQueue: FC<{ page: PageContext; pending: readonly Approval[]
   ) : (
     <ul class="queue">
       {pending.map((approval) => (
-        <li class="approval" data-approval={approval.id}>
+        <li
+          class="approval"
+          data-approval={approval.id}
+          data-item={approval.id}
+          data-label={approval.tool}
+        >
           <div class="head">
             <code class="tool">{approval.tool}</code>
             <span class="left" data-expires={approval.expiresAt}>
@@ -29,7 +44,11 @@ export const ApprovalQueue: FC<{ page: PageContext; pending: readonly Approval[]
           <dl class="facts">
             <dt>Asked by</dt>
             <dd>
-              {approval.client ?? 'unknown client'}
+              {approval.requestedBy === undefined ? null : (
+                <strong class="requester">{approval.requestedBy} </strong>
+              )}
+              {approval.requestedBy === undefined ? '' : 'through '}
+              {approval.client ?? 'an unknown client'}
               {approval.sessionId === undefined ? null : (
                 <span class="muted small"> · session {approval.sessionId.slice(0, 12)}</span>
               )}
@@ -57,19 +76,32 @@ export const ApprovalQueue: FC<{ page: PageContext; pending: readonly Approval[]
             <summary>Arguments (secrets redacted)</summary>
             <pre class="args">{pretty(approval.arguments ?? {})}</pre>
           </details>
-          <form method="post" action={`${UI}/approvals/${approval.id}`} class="decide" data-enhance>
-            <Csrf page={page} />
-            <label class="note-field">
-              Note (optional)
-              <input name="note" maxlength={500} />
-            </label>
-            <button type="submit" name="decision" value="approve" class="approve">
-              Approve
-            </button>
-            <button type="submit" name="decision" value="deny" class="danger">
-              Deny
-            </button>
-          </form>
+          {!page.approver.ok ? null : approval.requestedBy === page.principal ? (
+            <p class="muted small">
+              You made this call ({page.principal}): another approver decides it.
+            </p>
+          ) : (
+            <form
+              method="post"
+              action={`${UI}/approvals/${approval.id}`}
+              class="decide"
+              data-enhance
+            >
+              <Csrf page={page} />
+              <label class="note-field">
+                Note (optional)
+                <input name="note" maxlength={500} />
+              </label>
+              <span class="buttons">
+                <button type="submit" name="decision" value="approve" class="approve">
+                  Approve
+                </button>
+                <button type="submit" name="decision" value="deny" class="danger">
+                  Deny
+                </button>
+              </span>
+            </form>
+          )}
         </li>
       ))}
     </ul>
@@ -119,6 +151,7 @@ export const ApprovalsPageView: FC<{
 }> = ({ page, pending, decided, message }) => (
   <Layout title="Approvals" page={page}>
     {message === undefined ? null : <Notice kind={message.kind}>{message.text}</Notice>}
+    <ReadOnlyNotice page={page} what="on calls" />
     <section aria-labelledby="queue-heading">
       <h2 id="queue-heading">
         Waiting{' '}
@@ -126,7 +159,14 @@ export const ApprovalsPageView: FC<{
           {pending.length}
         </span>
       </h2>
-      <div id="approval-queue" data-live={`${UI}/events`} data-fragment={`${UI}/approvals/queue`}>
+      <div
+        id="approval-queue"
+        class="live"
+        data-events="approval"
+        data-fragment={`${UI}/approvals/queue`}
+        data-count-name="approvals"
+        data-announce="Waiting for approval"
+      >
         <ApprovalQueue page={page} pending={pending} />
       </div>
     </section>

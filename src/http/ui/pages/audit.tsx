@@ -76,7 +76,7 @@ export const AuditPageView: FC<{
           page={pageNumber}
           pages={pages}
           total={total}
-          noun={capped ? 'calls (the newest 10,000; narrow with since/until)' : 'calls'}
+          noun={capped ? 'records (the newest 10,000; narrow with since/until)' : 'records'}
           href={(n) => `${UI}/audit${queryString({ ...filters, page: n })}`}
         />
       </>
@@ -95,8 +95,10 @@ export const StatsPageView: FC<{
   records: number;
   capped: boolean;
   gateway: unknown;
-}> = ({ page, window, stats, records, capped, gateway }) => (
+  error?: string | undefined;
+}> = ({ page, window, stats, records, capped, gateway, error }) => (
   <Layout title="Stats" page={page}>
+    {error === undefined ? null : <Notice kind="error">{error}</Notice>}
     <form method="get" action={`${UI}/stats`} class="filters">
       <label>
         Window

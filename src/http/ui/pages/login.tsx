@@ -1,18 +1,24 @@
 import type { FC } from 'hono/jsx';
+import { assetUrl } from '../assets.js';
 import { Notice, UI } from '../layout.js';
 
-/** The login page: the gateway's bearer token, exchanged for a session cookie. */
-export const LoginPageView: FC<{ error?: string | undefined; next: string }> = ({
-  error,
-  next,
-}) => (
+/**
+ * The login page: a token of the gateway (a bearer token of `/mcp`, a named token, or the
+ * dashboard's own `http.uiToken`), exchanged for a session cookie. `optional`: auth is off,
+ * and signing in only makes the browser act as the token's principal (an approver).
+ */
+export const LoginPageView: FC<{
+  error?: string | undefined;
+  next: string;
+  optional?: boolean;
+}> = ({ error, next, optional = false }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>Sign in · hintgate</title>
-      <link rel="stylesheet" href={`${UI}/assets/dashboard.css`} />
-      <link rel="icon" href={`${UI}/assets/favicon.svg`} type="image/svg+xml" />
+      <link rel="stylesheet" href={assetUrl('dashboard.css')} />
+      <link rel="icon" href={assetUrl('favicon.svg')} type="image/svg+xml" />
     </head>
     <body class="login">
       <main id="main">
@@ -23,8 +29,15 @@ export const LoginPageView: FC<{ error?: string | undefined; next: string }> = (
           <h1>Sign in</h1>
           {error === undefined ? null : <Notice kind="error">{error}</Notice>}
           <input type="hidden" name="next" value={next} />
+          {optional ? (
+            <p class="muted small">
+              Auth is off on this loopback gateway: you can look without signing in. Sign in to act
+              as a token's principal, to approve for instance.{' '}
+              <a href={next}>Go on without signing in</a>
+            </p>
+          ) : null}
           <label>
-            Gateway token
+            Token
             <input
               type="password"
               name="token"
@@ -34,7 +47,8 @@ export const LoginPageView: FC<{ error?: string | undefined; next: string }> = (
             />
           </label>
           <p class="muted small">
-            The bearer token the gateway was started with (<code>--token</code> or{' '}
+            The dashboard's token (<code>http.uiToken</code>), your named token (
+            <code>http.tokens</code>) or the gateway's bearer token (<code>--token</code>,{' '}
             <code>HINTGATE_TOKEN</code>).
           </p>
           <button type="submit">Sign in</button>

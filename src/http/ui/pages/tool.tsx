@@ -415,6 +415,22 @@ function formAnchor(id: string): string {
   return `note-${toolset ?? ''}-${name ?? ''}`;
 }
 
+/** A record's arguments: short ones inline, longer ones folded (readable with the keyboard). */
+const Arguments: FC<{ value: unknown }> = ({ value }) => {
+  if (value === undefined) return <span class="muted">—</span>;
+  const text = JSON.stringify(value);
+  return text.length <= 60 ? (
+    <code class="args">{text}</code>
+  ) : (
+    <details class="args">
+      <summary>
+        <code>{`${text.slice(0, 56)}…`}</code>
+      </summary>
+      <pre>{pretty(value)}</pre>
+    </details>
+  );
+};
+
 /** Audit records as a table (also the audit page's). */
 export const CallsTable: FC<{ records: readonly AuditRecord[]; showTool: boolean }> = ({
   records,
@@ -459,9 +475,7 @@ export const CallsTable: FC<{ records: readonly AuditRecord[]; showTool: boolean
           <td class="num">{record.durationMs ?? '—'}</td>
           <td class="small">{record.client ?? '—'}</td>
           <td>
-            <code class="args">
-              {record.arguments === undefined ? '—' : JSON.stringify(record.arguments)}
-            </code>
+            <Arguments value={record.arguments} />
           </td>
         </tr>
       ))}

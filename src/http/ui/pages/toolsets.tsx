@@ -10,14 +10,42 @@ export interface ToolsetFormError {
   readonly error: string;
 }
 
+/**
+ * Where the default toolset comes from: chosen at run time (kept in the store, by whom), or
+ * the config's `toolsets.default`.
+ */
+export interface DefaultOrigin {
+  /** The config's `toolsets.default`. */
+  readonly configured: string | undefined;
+  /** The default chosen at run time, when there is one (it wins over the config's). */
+  readonly chosenBy: string | undefined;
+  readonly chosen: boolean;
+}
+
+const DefaultOriginText: FC<{ origin: DefaultOrigin }> = ({ origin }) =>
+  origin.chosen ? (
+    <>
+      {' '}
+      (chosen{origin.chosenBy === undefined ? '' : ` by ${origin.chosenBy}`}; it wins over the
+      config's <code>toolsets.default</code>
+      {origin.configured === undefined ? '' : `, "${origin.configured}"`})
+    </>
+  ) : origin.configured === undefined ? null : (
+    <>
+      {' '}
+      (the config's <code>toolsets.default</code>)
+    </>
+  );
+
 /** The toolsets: list, default, create. */
 export const ToolsetsPageView: FC<{
   page: PageContext;
   toolsets: readonly ToolsetSummary[];
   defaultToolset: string | undefined;
+  defaultOrigin: DefaultOrigin;
   failed?: ToolsetFormError | undefined;
   done?: string | undefined;
-}> = ({ page, toolsets, defaultToolset, failed, done }) => (
+}> = ({ page, toolsets, defaultToolset, defaultOrigin, failed, done }) => (
   <Layout title="Toolsets" page={page}>
     {done === undefined ? null : <Notice kind="ok">{done}</Notice>}
     <p class="muted">
@@ -27,7 +55,7 @@ export const ToolsetsPageView: FC<{
       ) : (
         <strong>{defaultToolset}</strong>
       )}
-      .
+      <DefaultOriginText origin={defaultOrigin} />.
     </p>
     {toolsets.length === 0 ? (
       <Empty title="No toolsets yet">
@@ -90,8 +118,10 @@ export const ToolsetsPageView: FC<{
         <input name="description" value={failed?.values['description'] ?? ''} />
       </label>
       <label>
-        Members, one per line (<code>server.tool</code>, a refId, or <code>server</code> for all its
-        tools)
+        <span>
+          Members, one per line (<code>server.tool</code>, a refId, or <code>server</code> for all
+          its tools)
+        </span>
         <textarea name="members" rows={4}>
           {failed?.values['members'] ?? ''}
         </textarea>
@@ -119,10 +149,11 @@ export const ToolsetPageView: FC<{
   page: PageContext;
   toolset: Toolset;
   isDefault: boolean;
+  defaultOrigin: DefaultOrigin;
   orphans: readonly string[];
   failed?: ToolsetFormError | undefined;
   done?: string | undefined;
-}> = ({ page, toolset, isDefault, orphans, failed, done }) => {
+}> = ({ page, toolset, isDefault, defaultOrigin, orphans, failed, done }) => {
   const base = `${UI}/toolsets/${encodeURIComponent(toolset.name)}`;
   return (
     <Layout title={`Toolset ${toolset.name}`} page={page}>
@@ -145,10 +176,22 @@ export const ToolsetPageView: FC<{
             Equip as default
           </button>
         )}
+        {defaultOrigin.chosen ? (
+          <>
+            {' '}
+            <button type="submit" name="action" value="config" class="secondary">
+              Back to the config's default
+              {defaultOrigin.configured === undefined
+                ? ' (none)'
+                : ` (${defaultOrigin.configured})`}
+            </button>
+          </>
+        ) : null}
         <span class="muted small">
           {' '}
-          The default is what sessions without a choice see, until the gateway restarts (the
-          config's <code>toolsets.default</code> holds after that).
+          The default is what sessions without a choice see. A default chosen here or with{' '}
+          <code>hintgate toolset equip</code> is kept in the store: it holds after a restart and
+          wins over the config's <code>toolsets.default</code>.
         </span>
       </form>
       {orphans.length === 0 ? null : (
@@ -165,7 +208,10 @@ export const ToolsetPageView: FC<{
           <input name="description" value={failed?.values['description'] ?? toolset.description} />
         </label>
         <label>
-          One per line: <code>server.tool</code>, a refId, or <code>server</code> for all its tools
+          <span>
+            One per line: <code>server.tool</code>, a refId, or <code>server</code> for all its
+            tools
+          </span>
           <textarea name="members" rows={Math.min(20, Math.max(4, toolset.members.length + 2))}>
             {failed?.values['members'] ?? membersText(toolset)}
           </textarea>

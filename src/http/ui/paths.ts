@@ -1,0 +1,2 @@
+/** Where the dashboard lives. */
+export const UI = '/ui';

@@ -1,0 +1,105 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, textOf, writeFastConfig } from '../helpers/call-path.js';
+import { fixtureServer, scratchDir } from '../helpers/config.js';
+import type { GatewayProcess } from '../helpers/gateway.js';
+import { connectHttp, startHttpGateway } from '../helpers/gateway.js';
+
+/**
+ * A server's log messages during a call reach the session that made the call, and never
+ * another one: two sessions (of one principal, then of two) call the same stdio server at
+ * once, each call logging while the other is in flight (the fixture holds them until both
+ * arrived). Log messages carry no request id on the wire, so a message that could be either
+ * call's reaches neither; a call alone gets all of its own.
+ */
+
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdef01';
+
+/** A 2025 HTTP session recording the log messages it receives. */
+async function loggingSession(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ client: Client; logs: string[] }> {
+  const client = (await connectHttp(url, 'v2-legacy', headers)) as Client;
+  const logs: string[] = [];
+  client.setNotificationHandler('notifications/message', (notification) => {
+    logs.push(String(notification.params.data));
+  });
+  return { client, logs };
+}
+
+/** Both sessions call at once; each call logs before and after the other arrived. */
+async function callTogether(
+  sessions: readonly { client: Client; text: string }[],
+  group: string,
+): Promise<void> {
+  const results = await Promise.all(
+    sessions.map(({ client, text }) =>
+      callTool(client, 'chatty_log_together', { text, group, count: sessions.length }),
+    ),
+  );
+  expect(results.map(textOf)).toEqual(sessions.map(({ text }) => `${text} done`));
+}
+
+/** Every message is of the session's own calls (their texts start with `own`). */
+function expectOnly(logs: readonly string[], own: 'A' | 'B'): void {
+  expect(logs.filter((line) => !line.startsWith(own))).toEqual([]);
+}
+
+describe.each([
+  ['two sessions of one gateway (no auth)', false],
+  ['two principals over HTTP', true],
+] as const)('log messages during calls: %s', (_name, tokens) => {
+  const dir = scratchDir();
+  let gateway: GatewayProcess & { url: string };
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const config = await writeFastConfig(
+      dir,
+      { chatty: fixtureServer('chatty') },
+      tokens
+        ? {
+            http: {
+              tokens: [
+                { name: 'alice', tokenEnv: 'ALICE_TOKEN' },
+                { name: 'bob', tokenEnv: 'BOB_TOKEN' },
+              ],
+            },
+          }
+        : {},
+    );
+    gateway = await startHttpGateway(config, tokens ? [] : ['--no-auth'], {
+      ALICE_TOKEN: ALICE,
+      BOB_TOKEN: BOB,
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    gateway?.child.kill('SIGTERM');
+    await gateway?.exited;
+  });
+
+  it("never delivers one call's log messages to the other session", async () => {
+    const auth = (token: string) => (tokens ? { authorization: `Bearer ${token}` } : {});
+    const a = await loggingSession(gateway.url, auth(ALICE));
+    const b = await loggingSession(gateway.url, auth(BOB));
+    clients.push(a.client, b.client);
+    for (let round = 0; round < 5; round++) {
+      await callTogether(
+        [
+          { client: a.client, text: `A${round}` },
+          { client: b.client, text: `B${round}` },
+        ],
+        `${tokens ? 'p' : 's'}${round}`,
+      );
+    }
+    expectOnly(a.logs, 'A');
+    expectOnly(b.logs, 'B');
+    // A call alone gets every message of its own.
+    await callTogether([{ client: a.client, text: 'Alone' }], `${tokens ? 'p' : 's'}-alone`);
+    expect(a.logs.slice(-2)).toEqual(['Alone first', 'Alone second']);
+    expect(b.logs.some((line) => line.startsWith('Alone'))).toBe(false);
+  });
+});
