@@ -1,8 +1,8 @@
-import type { Context, Hono } from 'hono';
-import type { Principal } from '../../gateway/access.js';
+import type { Hono } from 'hono';
 import type { ApprovalStatus, Store } from '../../store/store.js';
 import type { RouteMounter } from '../app.js';
-import { requestPrincipal } from '../app.js';
+import type { ApproverRole } from './decision.js';
+import { forbidden, readDecision } from './decision.js';
 import { apiError, badRequest } from './errors.js';
 
 const STATUSES: readonly ApprovalStatus[] = [
@@ -12,11 +12,6 @@ const STATUSES: readonly ApprovalStatus[] = [
   'expired',
   'withdrawn',
 ];
-
-/** Who holds the approver role (`access.approvers`). */
-export interface ApproverRole {
-  isApprover(principal: Principal): boolean;
-}
 
 /**
  * The approval queue over HTTP, behind the front's checks (bearer token, Host, Origin):
@@ -75,37 +70,15 @@ export function approvalsApi(
       ['deny', 'denied'],
     ] as const) {
       app.post(`/api/approvals/:id/${action}`, async (c) => {
-        let body: unknown = {};
-        const text = await c.req.text();
-        if (text.trim() !== '') {
-          try {
-            body = JSON.parse(text);
-          } catch {
-            return badRequest(c, 'expected a JSON body (or none)');
-          }
-        }
-        const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<
-          string,
-          unknown
-        >;
-        const note = fields['note'];
-        const by = fields['by'];
-        if (note !== undefined && typeof note !== 'string')
-          return badRequest(c, 'note: expected a string');
-        if (by !== undefined && (typeof by !== 'string' || !/^[\w.@-]{1,64}$/.test(by)))
-          return badRequest(c, 'by: expected a name (letters, digits, . _ @ -)');
-        const principal = requestPrincipal(c);
+        const decision = await readDecision(
+          c,
+          approvers,
+          'approvals',
+          `hintgate approvals ${action}`,
+        );
+        if (decision instanceof Response) return decision;
+        const { principal } = decision;
         const id = c.req.param('id');
-        if (principal === undefined)
-          return forbidden(
-            c,
-            `deciding approvals needs an approver's bearer token (this request has none); or use \`hintgate approvals ${action}\` on the gateway's host`,
-          );
-        if (!approvers.isApprover(principal))
-          return forbidden(
-            c,
-            `${principal.name} does not have the approver role (access.approvers in config)`,
-          );
         try {
           const asked = await store.getApproval(id);
           if (asked?.requestedBy !== undefined && asked.requestedBy === principal.name)
@@ -115,8 +88,8 @@ export function approvalsApi(
             );
           const approval = await store.decideApproval(id, {
             status,
-            by: `api:${principal.name}${by === undefined ? '' : `/${by}`}`,
-            ...(note === undefined ? {} : { note }),
+            by: decision.by,
+            ...(decision.note === undefined ? {} : { note: decision.note }),
           });
           return c.json(approval);
         } catch (error) {
@@ -125,8 +98,4 @@ export function approvalsApi(
       });
     }
   };
-}
-
-function forbidden(c: Context, message: string): Response {
-  return c.json({ error: { code: 'FORBIDDEN', message } }, 403);
 }

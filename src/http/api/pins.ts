@@ -3,8 +3,8 @@ import { decidePins, pinTargetOf } from '../../gateway/pins/decide.js';
 import { PIN_STATUSES } from '../../store/pins.js';
 import type { PinStatus, Store } from '../../store/store.js';
 import type { RouteMounter } from '../app.js';
-import { requestPrincipal } from '../app.js';
-import type { ApproverRole } from './approvals.js';
+import type { ApproverRole } from './decision.js';
+import { readDecision } from './decision.js';
 import { apiError, badRequest } from './errors.js';
 
 /**
@@ -59,45 +59,14 @@ export function pinsApi(
         c: Context,
         target: { server: string; tool?: string },
       ): Promise<Response> => {
-        let body: unknown = {};
-        const text = await c.req.text();
-        if (text.trim() !== '') {
-          try {
-            body = JSON.parse(text);
-          } catch {
-            return badRequest(c, 'expected a JSON body (or none)');
-          }
-        }
-        const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<
-          string,
-          unknown
-        >;
-        const note = fields['note'];
-        const by = fields['by'];
-        if (note !== undefined && typeof note !== 'string')
-          return badRequest(c, 'note: expected a string');
-        if (by !== undefined && (typeof by !== 'string' || !/^[\w.@-]{1,64}$/.test(by)))
-          return badRequest(c, 'by: expected a name (letters, digits, . _ @ -)');
         // A changed definition is trusted by a person with the approver role, as a call is.
-        const principal = requestPrincipal(c);
-        if (principal === undefined || !approvers.isApprover(principal))
-          return c.json(
-            {
-              error: {
-                code: 'FORBIDDEN',
-                message:
-                  principal === undefined
-                    ? `deciding pins needs an approver's bearer token (this request has none); or use \`hintgate pins ${action}\` on the gateway's host`
-                    : `${principal.name} does not have the approver role (access.approvers in config)`,
-              },
-            },
-            403,
-          );
+        const decision = await readDecision(c, approvers, 'pins', `hintgate pins ${action}`);
+        if (decision instanceof Response) return decision;
         try {
           const pins = await decidePins(store as Store, target, {
             action,
-            by: `api:${principal.name}${by === undefined ? '' : `/${by}`}`,
-            ...(note === undefined ? {} : { note }),
+            by: decision.by,
+            ...(decision.note === undefined ? {} : { note: decision.note }),
           });
           return c.json({ pins });
         } catch (error) {

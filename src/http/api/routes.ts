@@ -1,6 +1,6 @@
 import type { Store } from '../../store/store.js';
 import type { RouteMounter } from '../app.js';
-import type { ApproverRole } from './approvals.js';
+import type { ApproverRole } from './decision.js';
 import { approvalsApi } from './approvals.js';
 import { auditApi } from './audit.js';
 import type { HealthServer } from './health.js';
