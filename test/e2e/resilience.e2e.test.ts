@@ -165,7 +165,7 @@ describe('shutdown', () => {
     async (signal) => {
       const config = writeConfig(scratchDir(), servers);
       const gateway = await startHttpGateway(config);
-      await gateway.waitForStderr(/3 of 3 server\(s\) up/, 15_000);
+      await gateway.waitForStderr(/3 of 3 server\(s\) up/, 60_000);
       const spawned = gateway.children();
       expect(spawned.length).toBeGreaterThanOrEqual(4);
       gateway.child.kill(signal);
@@ -173,5 +173,6 @@ describe('shutdown', () => {
       expect(await expectNoOrphans(spawned)).toEqual([]);
       expect(gateway.stderr()).toContain(`shutting down (${signal})`);
     },
+    90_000,
   );
 });

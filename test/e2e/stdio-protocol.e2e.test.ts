@@ -61,7 +61,7 @@ describe('the stdio front with malformed and early input', () => {
   const peer = new RawPeer(gateway.child);
 
   beforeAll(async () => {
-    await gateway.waitForStderr(/1 of 1 server\(s\) up/, 15_000);
+    await gateway.waitForStderr(/1 of 1 server\(s\) up/, 50_000);
   });
 
   afterAll(async () => {
