@@ -6,6 +6,7 @@ import { formatJson, formatTable } from './output.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { withStore } from './store-access.js';
 import { say } from './store-commands.js';
+import { APPROVAL_STATUSES } from '../store/approvals.js';
 
 /** Options of the `approvals` subcommands. */
 export interface ApprovalsOptions extends StoreCommandOptions {
@@ -16,21 +17,13 @@ export interface ApprovalsOptions extends StoreCommandOptions {
   readonly by?: string;
 }
 
-const STATUSES: readonly ApprovalStatus[] = [
-  'pending',
-  'approved',
-  'denied',
-  'expired',
-  'withdrawn',
-];
-
 /** `hintgate approvals list`. */
 export async function runApprovalsList(options: ApprovalsOptions): Promise<void> {
   const status = options.status ?? 'pending';
-  if (status !== 'all' && !STATUSES.includes(status as ApprovalStatus)) {
+  if (status !== 'all' && !APPROVAL_STATUSES.includes(status as ApprovalStatus)) {
     throw new HintgateError(
       'INPUT_INVALID',
-      `--status: expected one of ${STATUSES.join(', ')} or all, got "${status}"`,
+      `--status: expected one of ${APPROVAL_STATUSES.join(', ')} or all, got "${status}"`,
     );
   }
   const limit = wholeNumber(options.limit ?? '100', '--limit');

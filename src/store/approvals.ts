@@ -10,6 +10,15 @@ import type {
   ApprovalQuery,
   ApprovalStatus,
 } from './types.js';
+
+/** Every status an approval can have, in the order of its life. */
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'withdrawn',
+];
 import type { InputIssue } from './validate.js';
 
 interface ApprovalRow {

@@ -1,4 +1,5 @@
 import type { ApprovalStatus, StoreEvent } from './types.js';
+import { APPROVAL_STATUSES } from './approvals.js';
 
 /** The PostgreSQL NOTIFY channel carrying store changes (per schema when one is set). */
 export function changeChannel(schema: string | undefined): string {
@@ -10,14 +11,6 @@ export interface Change {
   readonly origin: string;
   readonly event: StoreEvent;
 }
-
-const STATUSES: readonly ApprovalStatus[] = [
-  'pending',
-  'approved',
-  'denied',
-  'expired',
-  'withdrawn',
-];
 
 /** A change as a NOTIFY payload. */
 export function encodeChange(origin: string, event: StoreEvent): string {
@@ -53,7 +46,7 @@ export function decodeChange(payload: string): Change | undefined {
       return typeof server === 'string' ? { origin, event: { kind, server } } : undefined;
     }
     case 'approval':
-      return typeof id === 'string' && STATUSES.includes(status as ApprovalStatus)
+      return typeof id === 'string' && APPROVAL_STATUSES.includes(status as ApprovalStatus)
         ? { origin, event: { kind: 'approval', id, status: status as ApprovalStatus } }
         : undefined;
     default:

@@ -4,14 +4,7 @@ import type { RouteMounter } from '../app.js';
 import type { ApproverRole } from './decision.js';
 import { forbidden, readDecision } from './decision.js';
 import { apiError, badRequest } from './errors.js';
-
-const STATUSES: readonly ApprovalStatus[] = [
-  'pending',
-  'approved',
-  'denied',
-  'expired',
-  'withdrawn',
-];
+import { APPROVAL_STATUSES } from '../../store/approvals.js';
 
 /**
  * The approval queue over HTTP, behind the front's checks (bearer token, Host, Origin):
@@ -38,8 +31,8 @@ export function approvalsApi(
       // Pending ones unless asked otherwise, as `hintgate approvals list`; `all` for every one.
       const status = c.req.query('status') ?? 'pending';
       const limit = c.req.query('limit');
-      if (status !== 'all' && !STATUSES.includes(status as ApprovalStatus))
-        return badRequest(c, `status: expected one of ${STATUSES.join(', ')} or all`);
+      if (status !== 'all' && !APPROVAL_STATUSES.includes(status as ApprovalStatus))
+        return badRequest(c, `status: expected one of ${APPROVAL_STATUSES.join(', ')} or all`);
       if (limit !== undefined && !/^\d+$/.test(limit))
         return badRequest(c, 'limit: expected a whole number');
       try {
