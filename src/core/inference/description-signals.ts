@@ -101,6 +101,8 @@ const PHRASE = {
   file: lookupWord('file'),
   system: lookupWord('system'),
   side: lookupWord('side'),
+  knowledge: lookupWord('knowledge'),
+  graph: lookupWord('graph'),
   permanent: lookupWord('permanent'),
 } as const;
 /** The hash of "from", to spot it among the words after the opening verb. */
@@ -378,6 +380,8 @@ class DescriptionReader implements WordVisitor {
       return;
     }
     if (before === PHRASE.file && word === PHRASE.system) this.localWord ??= 'file system';
+    // The MCP specification's own example of a closed world: a memory's knowledge graph.
+    if (before === PHRASE.knowledge && word === PHRASE.graph) this.localWord ??= 'knowledge graph';
     if (word === PHRASE.permanent && !opensClause && !negated && !this.previousNegated) {
       const be = this.previousOf(BE_HASHES);
       if (be !== undefined) this.destructive(`${be} permanent`);

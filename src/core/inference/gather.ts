@@ -53,6 +53,11 @@ function nameVerbEvidence(verb: NameVerb, conjoined: boolean, detaches = false):
     const text = `name words "${verb.word}" and "${verb.object ?? ''}" look up an identifier`;
     return evidence('read', 'name', verb.word, 'lookup-object', 'strong', text, true);
   }
+  if (verb.rule === 'returns-guidance') {
+    const about = verb.word === verb.object ? '' : ` about "${verb.word}"`;
+    const text = `name ends in "${verb.object ?? ''}": it returns guidance${about} and changes nothing`;
+    return evidence('read', 'name', verb.word, 'returns-guidance', 'strong', text, true);
+  }
   if (verb.rule === 'read-object') {
     const text = `name words "${verb.word}" and "${verb.object ?? ''}" only read`;
     return evidence('read', 'name', verb.word, 'read-object', 'strong', text, true);

@@ -193,7 +193,7 @@ const NOUNISH: ReadonlySet<string> = new Set(
     plan trace match sort filter schedule message email backup copy share view export
     import build report print stat snapshot screenshot like vote star research
     bookmark flag pin watch type order compute deploy queue trigger monitor cache record
-    design commit run diff scan audit trash transfer link eval
+    design commit run diff scan audit trash transfer link eval store
   `),
 );
 
@@ -549,6 +549,18 @@ export const IDENTIFIER_OBJECTS: ReadonlySet<string> = new Set(
   `),
 );
 
+/**
+ * Nouns for text a tool returns to guide its caller: a name ending in one
+ * (`create-canva-app-instructions`, `deploy_pipeline_guidance_get`) returns guidance about
+ * the words before it and changes nothing, whatever verb they contain.
+ */
+export const GUIDANCE_NOUNS: ReadonlySet<string> = new Set(
+  words(`
+    instructions instruction guidance guide guides guidelines docs documentation help
+    bestpractices tips tutorial tutorials cheatsheet howto
+  `),
+);
+
 /** Objects that closing ends for good, losing their state (`close_page`, `browser_close`). */
 export const SESSION_OBJECTS: ReadonlySet<string> = new Set(
   words(`page pages tab tabs browser window windows session sessions connection terminal`),
@@ -796,7 +808,10 @@ export const WORD_DESTRUCTIVE_STATEMENT = 32;
 export const WORD_UNDO = 64;
 /** A modifying verb form or noun: negated, it says the tool changes nothing. */
 export const WORD_MODIFY = 128;
-/** A word of a phrase: `read only`, `readonly`, `only <verb>`, `file system`, `no side effects`. */
+/**
+ * A word of a phrase: `read only`, `readonly`, `only <verb>`, `file system`, `knowledge
+ * graph`, `no side effects`.
+ */
 export const WORD_PHRASE = 256;
 
 /** Everything the lexicon knows about one word of a description. */
@@ -818,7 +833,7 @@ function buildWordIndex(): ReadonlyMap<string, WordInfo> {
   mark(DESTRUCTIVE_STATEMENT_WORDS, WORD_DESTRUCTIVE_STATEMENT);
   mark(UNDO_WORDS, WORD_UNDO);
   mark(MODIFY_NOUNS, WORD_MODIFY);
-  mark(words('read readonly only file system side permanent'), WORD_PHRASE);
+  mark(words('read readonly only file system side permanent knowledge graph'), WORD_PHRASE);
   for (const [word, match] of VERB_TABLE) {
     flags.set(
       word,

@@ -9,6 +9,7 @@ import {
   FEEDING_VERBS,
   PROCESS_OBJECTS,
   EPHEMERAL_OBJECTS,
+  GUIDANCE_NOUNS,
   HTTP_METHOD_KINDS,
   KIND_SEVERITY,
   IDENTIFIER_OBJECTS,
@@ -47,7 +48,7 @@ export interface NameVerb {
   readonly firm: boolean;
   /**
    * The rule that set `kind`: `verb`, `ephemeral-reset`, `read-object`, `ends-session`,
-   * `context-switch`, `feeds-process`, `lookup-object`, `starts-job`.
+   * `context-switch`, `feeds-process`, `lookup-object`, `starts-job`, `returns-guidance`.
    */
   readonly rule:
     | 'verb'
@@ -57,7 +58,8 @@ export interface NameVerb {
     | 'context-switch'
     | 'feeds-process'
     | 'lookup-object'
-    | 'starts-job';
+    | 'starts-job'
+    | 'returns-guidance';
   /** The object word a rule other than `verb` read, if any. */
   readonly object: string | undefined;
   /** Where the verb stands in the name, which is why it was taken as the verb. */
@@ -179,10 +181,13 @@ function pickPrimary(candidates: ReadonlyArray<VerbInfo | undefined>): VerbPick 
       : { index: i, position: 'after-prefix', safety: false };
   }
   if (isClear(lastInfo)) return { index: last, position: 'last', safety: false };
-  for (let i = 0; i <= last; i++) {
-    if (candidates[i] !== undefined) {
-      return { index: i, position: i === 0 ? 'first' : 'fallback', safety: false };
-    }
+  if (first !== undefined) return { index: 0, position: 'first', safety: false };
+  // Behind a noun prefix, a word ending the name is its likelier verb, even one as often a
+  // noun (`vector_store_search`, `data_source_query`); in the middle, the first one
+  // (`qmetry_link_test_cases_to_test_suite`).
+  if (lastInfo !== undefined) return { index: last, position: 'fallback', safety: false };
+  for (let i = 1; i < last; i++) {
+    if (candidates[i] !== undefined) return { index: i, position: 'fallback', safety: false };
   }
   return NO_PICK;
 }
@@ -321,6 +326,49 @@ function detachesAfter(tokens: readonly string[], index: number): boolean {
 }
 
 /**
+ * A name that ends in a noun for guidance (`create-canva-app-instructions`, `qql_help`)
+ * returns text about the words before it: a read, whatever verb stands in front, unless that
+ * verb takes the noun as its direct object (`update_docs` updates them) or destroys or runs
+ * something (safety first: `delete_app_guide` keeps its verb).
+ */
+function guidanceVerb(
+  tokens: readonly string[],
+  found: VerbInfo | undefined,
+  index: number,
+): NameVerb | undefined {
+  let verb = found;
+  const last = tokens.length - 1;
+  const noun = tokens[last] as string;
+  if (last < 1 || !GUIDANCE_NOUNS.has(noun)) return undefined;
+  // The noun itself may be a verb (`help`): then no other verb stands in the name.
+  if (index === last) verb = undefined;
+  if (verb !== undefined) {
+    const acts = verb.kind !== 'read' && verb.kind !== 'vague';
+    if (acts && index === last - 1) return undefined;
+    if (verb.kind === 'destructive' || verb.kind === 'exec') return undefined;
+  }
+  return {
+    word: verb === undefined ? noun : (tokens[index] as string),
+    info: GUIDANCE_READ,
+    index: verb === undefined ? last : index,
+    kind: 'read',
+    rule: 'returns-guidance',
+    object: noun,
+    firm: true,
+    position: verb === undefined ? 'last' : 'first',
+    safety: false,
+    detaches: false,
+  };
+}
+
+const GUIDANCE_READ: VerbInfo = {
+  lemma: 'guidance',
+  kind: 'read',
+  idempotent: true,
+  nounish: false,
+};
+
+/**
  * Finds the verb of a tool name from its lower-case words, by position. The leading word
  * wins when it is a clear verb (`get_commit`, `list_deleted_items`: later words are
  * objects), unless the name ends with a destructive verb (`find_replace`: safety
@@ -374,6 +422,8 @@ export function readName(tokens: readonly string[]): NameReading {
     (tokens.includes('request') || tokens.includes('requests')) &&
     (tokens.includes('http') || tokens.includes('api'));
   const { index, position, safety } = pickPrimary(candidates);
+  const guidance = guidanceVerb(tokens, index < 0 ? undefined : candidates[index], index);
+  if (guidance !== undefined) return { primary: guidance, conjoined: [], force, httpRequest };
   if (index < 0) return force || httpRequest ? { ...NONE, force, httpRequest } : NONE;
   const info = candidates[index] as VerbInfo;
   const primary: NameVerb = {

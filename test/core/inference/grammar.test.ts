@@ -329,3 +329,52 @@ describe('verbs whose effect depends on what they make', () => {
     expect(inferAnnotations(archive).annotations.readOnlyHint).toBe(false);
   });
 });
+
+describe('names that end in a store or guidance', () => {
+  it('reads "store" behind a noun as a noun: the verb after it acts on the store', () => {
+    // OpenAI's hosted `vector_store_search` tool, and the issue's `data_source_query`.
+    expect(verbOf('vector_store_search')).toMatchObject({ word: 'search', position: 'fallback' });
+    expect(verbOf('data_source_query')).toMatchObject({ word: 'query' });
+    const search = inferAnnotations({ name: 'vector_store_search' }).annotations;
+    expect(search.readOnlyHint).toBe(true);
+    // A memory server's `memory_store`: the description says what storing does.
+    const store = inferAnnotations({
+      name: 'memory_store',
+      description: 'Store a new fact or observation in the knowledge graph.',
+    });
+    expect(store.annotations.readOnlyHint).toBe(false);
+    expect(store.reasons['readOnlyHint']?.part).toBe('description');
+  });
+
+  it.each([
+    // Canva's dev MCP server: instructions about creating an app or migrating one.
+    ['create-canva-app-instructions', 'Instructions for creating a new Canva Apps SDK app.'],
+    ['canva-apps-migration-instructions', 'Instructions for using the Canva Apps migrate command.'],
+    ['git_wrapup_instructions', 'Returns a Git wrap-up protocol.'],
+    ['qql_help', 'Read the QQL reference before writing a query.'],
+  ])('reads %s as returning guidance, changing nothing', (name, description) => {
+    const { annotations, reasons } = inferAnnotations({ name, description });
+    expect(annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(reasons['readOnlyHint']?.rule).toBe('returns-guidance');
+  });
+
+  it('keeps a verb whose direct object is the guidance, and a destructive verb', () => {
+    expect(inferAnnotations({ name: 'update_docs' }).annotations.readOnlyHint).toBe(false);
+    expect(inferAnnotations({ name: 'delete_app_guide' }).annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+  });
+});
+
+describe('closed worlds', () => {
+  it('reads a knowledge graph as a closed world, the MCP specification’s memory example', () => {
+    // @modelcontextprotocol/server-memory
+    const { annotations, reasons } = inferAnnotations({
+      name: 'create_entities',
+      description: 'Create multiple new entities in the knowledge graph',
+    });
+    expect(annotations.openWorldHint).toBe(false);
+    expect(reasons['openWorldHint']?.word).toBe('knowledge graph');
+  });
+});
