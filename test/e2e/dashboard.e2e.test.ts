@@ -348,7 +348,7 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
     await waitFor(servers, (names) => names.join() === 'echo', 10_000, 50);
     await page.goto(`${base}/ui/toolsets`);
     await expect(page.locator('main p.muted').first().textContent()).resolves.toMatch(
-      /see echo-only \(chosen by dashboard:bearer; it wins over the config's toolsets\.default, "ops"\)/,
+      /see echo-only \(chosen by dashboard:ui; it wins over the config's toolsets\.default, "ops"\)/,
     );
     await page.goto(`${base}/ui/toolsets/echo-only`);
     await page.click('button[name=action][value=config]');
