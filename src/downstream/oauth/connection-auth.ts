@@ -16,7 +16,10 @@ export interface ConnectionAuthOptions {
   readonly principal: string;
   readonly vault: CredentialVault;
   readonly settings: ServerOAuthSettings | undefined;
-  /** Refresh this long before the access token expires (default 60 s). */
+  /**
+   * Refresh this long before the access token expires (default 60 s; at most a third of the
+   * token's lifetime).
+   */
   readonly refreshAheadMs?: number;
   /** Told when the server needs a new login (the stored token is refused or gone). */
   readonly onLoginRequired?: (error: Error) => void;
@@ -74,9 +77,11 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
     return refreshing;
   };
 
+  // Ahead by `refreshAheadMs`, or by a third of the token's life when that is shorter.
   const expiring = (document: typeof provider.document): boolean => {
     const expiry = expiresAt(document);
-    return expiry !== undefined && expiry - now() <= ahead;
+    const lifetime = (document.tokens?.expires_in ?? 0) * 1000;
+    return expiry !== undefined && expiry - now() <= Math.min(ahead, lifetime / 3);
   };
 
   return {
