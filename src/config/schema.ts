@@ -177,7 +177,8 @@ export const serverSchema = z
     /**
      * Authorization to an HTTP server that asks for it: `oauth` (the default) logs in once
      * for the gateway (`hintgate auth login <server>`), `per-user` keeps one login per
-     * principal, `none` never sends a token (the server's `headers` may carry one).
+     * principal (`--principal`; the gateway does not serve such a server yet: it is down
+     * saying so), `none` never sends a token (the server's `headers` may carry one).
      */
     auth: z
       .enum(['oauth', 'per-user', 'none'], 'expected oauth, per-user or none')

@@ -339,6 +339,19 @@ export class Downstream {
     const generation = ++this.generation;
     this.attempt++;
     this.setStatus({ state: 'starting', since: this.now(), attempt: this.attempt }, EMPTY_SNAPSHOT);
+    if (this.config.auth === 'per-user' && this.config.url !== undefined) {
+      // Each principal's own login is stored (`hintgate auth login --principal`), but one
+      // connection carrying several principals' tokens could mix their sessions: refused
+      // until connections are kept per principal.
+      this.failed(
+        new DownstreamError(
+          'CONFIG_INVALID',
+          this.name,
+          `server "${this.name}" is configured "auth: per-user", which the gateway does not serve yet (logins are stored per principal); use "auth: oauth" for one login for the gateway`,
+        ),
+      );
+      return;
+    }
     let connection: Connection;
     try {
       connection = await connectServer({

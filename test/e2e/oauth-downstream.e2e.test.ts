@@ -170,9 +170,35 @@ describe('OAuth to a downstream server', () => {
     expect((await status())[0]).toMatchObject({ state: 'not logged in' });
   }, 30_000);
 
+  it("keeps a per-user server's logins per principal; the gateway says it does not serve it yet", async () => {
+    const teamDir = scratchDir('hintgate-oauth-team-');
+    const team = writeConfig(teamDir, { team: { url: server.mcp, auth: 'per-user' } });
+    const missing = await runCli(['auth', 'login', 'team', '--config', team, '--no-open'], { env });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('name whose login this is with --principal <name>');
+    const run = await loginWithCli(
+      ['team', '--config', team, '--no-open', '--principal', 'alice'],
+      env,
+    );
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('logged in to "team" as alice');
+    const listed = await runCli(['auth', 'status', '--config', team, '--json'], { env });
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { server: 'team', principal: 'alice', state: 'logged in', refreshable: true },
+    ]);
+    const tools = await runCli(['tools', '--config', team], { env });
+    outputs.push(tools.stdout, tools.stderr);
+    expect(tools.stdout + tools.stderr).toContain('is configured "auth: per-user"');
+    const out = await runCli(['auth', 'logout', 'team', '--config', team, '--principal', 'alice'], {
+      env,
+    });
+    expect(out.stderr).toContain('logged out of "team" (1 stored login removed)');
+  }, 60_000);
+
   it('never prints, logs or serves a token: CLI output, gateway stderr, server logs, /api', async () => {
     const tokens = await server.tokens();
-    // Two logins and a refresh: access and refresh tokens of each.
+    // Three logins and a refresh: access and refresh tokens of each.
     expect(tokens.length).toBeGreaterThanOrEqual(4);
     for (const path of ['/api/servers', '/api/tools', '/api/audit', '/health']) await api(path);
     const logs = join(dir, 'data', 'logs');

@@ -126,7 +126,7 @@ export async function loginToServer(options: LoginOptions): Promise<LoginResult>
   }
 }
 
-/** The server's answer to a request without a token: it must ask for authorization. */
+/** The server's challenge to a request without a token (none when it let the request through). */
 async function challengeOf(
   options: LoginOptions,
   fetchFn: FetchLike,
@@ -159,13 +159,9 @@ async function challengeOf(
     );
   }
   await response.body?.cancel().catch(() => undefined);
-  if (response.status !== 401) {
-    throw new HintgateError(
-      'INPUT_INVALID',
-      `server "${options.server}" did not ask for authorization (it answered HTTP ${response.status} without a token); there is nothing to log in to`,
-      { server: options.server },
-    );
-  }
+  // Some servers let `initialize` through and ask for a token only later: discovery then
+  // goes by the well-known metadata URLs, and fails clearly when there is none.
+  if (response.status !== 401) return {};
   const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
   return {
     ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
