@@ -87,7 +87,14 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
   return {
     async token() {
       loaded ??= provider.load();
-      await loaded;
+      try {
+        await loaded;
+      } catch {
+        // No token rather than a failed request: a server that needs none still works while
+        // the store cannot be read; one that needs it answers 401 and the error surfaces then.
+        loaded = undefined;
+        return undefined;
+      }
       const document = provider.document;
       if (document.tokens === undefined) return undefined;
       if (expiring(document) && document.tokens.refresh_token !== undefined) {
@@ -97,7 +104,10 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
     },
     async onUnauthorized(context: UnauthorizedContext) {
       loaded ??= provider.load();
-      await loaded.catch(required);
+      await loaded.catch((error: unknown) => {
+        loaded = undefined;
+        required(error);
+      });
       const held = provider.tokens();
       if (held === undefined) {
         required(loginRequired(options.server, options.principal, 'no login is stored'));
