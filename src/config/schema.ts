@@ -178,7 +178,8 @@ export const serverSchema = z
      * Authorization to an HTTP server that asks for it: `oauth` (the default) logs in once
      * for the gateway (`hintgate auth login <server>`), `per-user` keeps one login per
      * principal (`--principal`; the gateway does not serve such a server yet: it is down
-     * saying so), `none` never sends a token (the server's `headers` may carry one).
+     * saying so), `none` never sends a token. A server whose `headers` carry an
+     * `Authorization` header is sent that, never an OAuth token.
      */
     auth: z
       .enum(['oauth', 'per-user', 'none'], 'expected oauth, per-user or none')

@@ -434,6 +434,9 @@ export class Downstream {
     const oauth = this.options.oauth;
     const { url, auth } = this.config;
     if (oauth === undefined || url === undefined || auth === 'none') return undefined;
+    // A configured `Authorization` header is the server's credential: no OAuth over it.
+    if (Object.keys(this.config.headers).some((key) => key.toLowerCase() === 'authorization'))
+      return undefined;
     return connectionAuth({
       server: this.name,
       url,

@@ -170,6 +170,17 @@ describe('OAuth to a downstream server', () => {
     expect((await status())[0]).toMatchObject({ state: 'not logged in' });
   }, 30_000);
 
+  it('sends a configured Authorization header as it is, never starting OAuth over it', async () => {
+    const fixedDir = scratchDir('hintgate-oauth-fixed-');
+    const fixed = writeConfig(fixedDir, {
+      fixed: { url: server.mcp, headers: { Authorization: 'Bearer not-a-valid-token' } },
+    });
+    const run = await runCli(['tools', '--config', fixed], { env });
+    outputs.push(run.stdout, run.stderr);
+    expect(run.stdout + run.stderr).toContain('server "fixed" is down');
+    expect(run.stdout + run.stderr).not.toContain('needs an OAuth login');
+  }, 60_000);
+
   it("keeps a per-user server's logins per principal; the gateway says it does not serve it yet", async () => {
     const teamDir = scratchDir('hintgate-oauth-team-');
     const team = writeConfig(teamDir, { team: { url: server.mcp, auth: 'per-user' } });
