@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import type { Config, ServerConfig } from '../config/schema.js';
 import { HintgateError } from '../core/errors.js';
 import { loginToServer } from '../downstream/oauth/login.js';
+import { usesOAuth } from '../downstream/oauth/provider.js';
 import { Sealer, secretKeyMissing } from '../downstream/oauth/seal.js';
 import { CredentialVault } from '../downstream/oauth/vault.js';
 import type { OAuthCredentialSummary } from '../store/types.js';
@@ -40,10 +41,12 @@ function oauthServer(config: Config, file: string, name: string): ServerConfig &
       `server "${name}" is not an HTTP server (it has no "url"): there is nothing to log in to`,
     );
   }
-  if (server.auth === 'none') {
+  if (!usesOAuth(server)) {
     throw new HintgateError(
       'INPUT_INVALID',
-      `server "${name}" is configured "auth: none": hintgate sends it no token`,
+      server.auth === 'none'
+        ? `server "${name}" is configured "auth: none": hintgate sends it no token`
+        : `server "${name}" is sent the Authorization header of its "headers"; remove it to use an OAuth login`,
     );
   }
   return { ...server, url: server.url };
@@ -173,7 +176,7 @@ export async function runAuthStatus(options: AuthOptions): Promise<void> {
   const now = Date.now();
   const rows: StatusRow[] = stored.map((summary) => rowOf(summary, now));
   for (const [name, server] of Object.entries(loaded.config.mcpServers)) {
-    if (server.url === undefined || server.auth === 'none') continue;
+    if (!usesOAuth(server)) continue;
     if (rows.some((row) => row.server === name)) continue;
     rows.push({
       server: name,

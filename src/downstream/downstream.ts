@@ -10,6 +10,7 @@ import type { ClientIdentity, Connection } from './connect.js';
 import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
 import type { LogRoute } from './inflight.js';
 import { connectionAuth } from './oauth/connection-auth.js';
+import { usesOAuth } from './oauth/provider.js';
 import type { CredentialVault } from './oauth/vault.js';
 import { InflightCalls } from './inflight.js';
 import { ListenStream } from './listen.js';
@@ -432,11 +433,8 @@ export class Downstream {
   /** The bearer token provider of an OAuth-protected HTTP server, for one connection. */
   private authProvider(generation: number) {
     const oauth = this.options.oauth;
-    const { url, auth } = this.config;
-    if (oauth === undefined || url === undefined || auth === 'none') return undefined;
-    // A configured `Authorization` header is the server's credential: no OAuth over it.
-    if (Object.keys(this.config.headers).some((key) => key.toLowerCase() === 'authorization'))
-      return undefined;
+    const { url } = this.config;
+    if (oauth === undefined || url === undefined || !usesOAuth(this.config)) return undefined;
     return connectionAuth({
       server: this.name,
       url,

@@ -179,6 +179,9 @@ describe('OAuth to a downstream server', () => {
     outputs.push(run.stdout, run.stderr);
     expect(run.stdout + run.stderr).toContain('server "fixed" is down');
     expect(run.stdout + run.stderr).not.toContain('needs an OAuth login');
+    const login = await runCli(['auth', 'login', 'fixed', '--config', fixed, '--no-open'], { env });
+    expect(login.code).not.toBe(0);
+    expect(login.stderr).toContain('remove it to use an OAuth login');
   }, 60_000);
 
   it("keeps a per-user server's logins per principal; the gateway says it does not serve it yet", async () => {

@@ -13,6 +13,15 @@ import type { CredentialDocument, CredentialVault } from './vault.js';
 /** The OAuth client settings of a server (`mcpServers.<name>.oauth`). */
 export type ServerOAuthSettings = NonNullable<ServerConfig['oauth']>;
 
+/**
+ * True for a server hintgate may be the OAuth client of: an HTTP server not configured
+ * `auth: none` whose `headers` carry no `Authorization` (that header is its credential).
+ */
+export function usesOAuth(config: ServerConfig): boolean {
+  if (config.url === undefined || config.auth === 'none') return false;
+  return !Object.keys(config.headers).some((key) => key.toLowerCase() === 'authorization');
+}
+
 /** The command that logs a principal in to a server, for messages. */
 export function loginCommand(server: string, principal: string): string {
   return principal === ''
