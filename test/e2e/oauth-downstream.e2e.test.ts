@@ -110,8 +110,12 @@ describe('OAuth to a downstream server', () => {
     const answer = await callText('remote_whoami');
     expect(answer).toMatch(/^error: .*needs an OAuth login \(no login is stored\)/);
     expect(answer).toContain('run `hintgate auth login remote`');
-    const servers = JSON.parse(await api('/api/servers')) as { servers: { reason?: string }[] };
-    expect(servers.servers[0]?.reason).toContain('hintgate auth login remote');
+    // Down between attempts (while one runs it is "starting").
+    const reason = await waitFor('the down reason', async () => {
+      const listed = JSON.parse(await api('/api/servers')) as { servers: { reason?: string }[] };
+      return listed.servers[0]?.reason;
+    });
+    expect(reason).toContain('hintgate auth login remote');
   }, 40_000);
 
   it('logs in while the gateway runs (discovery, registration, PKCE); the server comes up', async () => {
@@ -141,6 +145,13 @@ describe('OAuth to a downstream server', () => {
     expect((await server.stats()).refresh_token).toBeGreaterThan(before);
     const [{ expiresAt: nextExpiry } = {}] = await status();
     expect(Date.parse(String(nextExpiry))).toBeGreaterThan(Date.parse(String(firstExpiry)));
+  }, 30_000);
+
+  it('refreshes when the server refuses the access token (401), and retries the call', async () => {
+    const before = (await server.stats()).refresh_token;
+    await server.revokeAccess();
+    expect(await callText('remote_whoami')).toBe('you are alice');
+    expect((await server.stats()).refresh_token).toBe(before + 1);
   }, 30_000);
 
   it('a revoked login marks the server down naming hintgate auth login; logging in again brings it back', async () => {

@@ -13,6 +13,8 @@ export interface OAuthFixture {
   /** Every access and refresh token value the authorization server issued. */
   tokens(): Promise<string[]>;
   revokeAll(): Promise<void>;
+  /** Revokes the access tokens only: a refresh still works. */
+  revokeAccess(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,9 @@ export async function startOAuthFixture(accessTtl = 3600): Promise<OAuthFixture>
       ((await (await fetch(`${origin}/admin/tokens`)).json()) as { tokens: string[] }).tokens,
     revokeAll: async () => {
       await fetch(`${origin}/admin/revoke`, { method: 'POST' });
+    },
+    revokeAccess: async () => {
+      await fetch(`${origin}/admin/revoke-access`, { method: 'POST' });
     },
     stop: () =>
       new Promise((resolve) => {
