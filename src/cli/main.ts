@@ -9,6 +9,7 @@ import { registerLint } from './commands/lint.js';
 import { registerNote } from './commands/note.js';
 import { registerOverride } from './commands/override.js';
 import { registerPins } from './commands/pins.js';
+import { registerAuth } from './commands/auth.js';
 import { registerServe } from './commands/serve.js';
 import { registerToolset } from './commands/toolset.js';
 import { registerTools } from './commands/tools.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerApprovals(program);
   registerAudit(program);
   registerPins(program);
+  registerAuth(program);
   registerCompletion(program);
   return program;
 }

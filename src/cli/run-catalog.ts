@@ -8,6 +8,7 @@ import type { Toolset } from '../store/types.js';
 import { loadCliConfig } from './config-file.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { openStoreForCli } from './store-access.js';
+import { secretKeyOf } from './secret-key.js';
 import { VERSION } from './version.js';
 
 /**
@@ -33,6 +34,7 @@ export async function withGateway<T>(
       identity: { name: 'hintgate', version: VERSION },
       baseEnv: process.env,
       reconnect: false,
+      secretKey: secretKeyOf(loaded.config),
     });
     try {
       await gateway.start();

@@ -13,6 +13,7 @@ import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { messageFor } from './exit.js';
 import { openStatusLog } from './status-log.js';
+import { secretKeyOf } from './secret-key.js';
 import { VERSION } from './version.js';
 
 /** Options of `hintgate serve`. */
@@ -156,6 +157,7 @@ async function serve(
     baseEnv: process.env,
     log: say,
     principals,
+    secretKey: secretKeyOf(config),
   });
   catalog.of = () => ({
     servers: gateway.servers.all().map((server) => ({

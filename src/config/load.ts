@@ -198,6 +198,9 @@ function expandEnvironment(
   if (typeof raw['store'] === 'string') {
     raw = { ...raw, store: expand(raw['store'], 'store', env, issues) };
   }
+  if (isRecord(raw) && typeof raw['secretKey'] === 'string') {
+    raw = { ...raw, secretKey: expand(raw['secretKey'], 'secretKey', env, issues) };
+  }
   if (!isRecord(raw) || !isRecord(raw['mcpServers'])) return raw;
   const servers: Record<string, unknown> = {};
   for (const [name, server] of Object.entries(raw['mcpServers'])) {
@@ -241,6 +244,13 @@ function expandTransport(
       // (`${workspaceFolder}`): only known ones are expanded, the rest pass unchanged.
       typeof arg === 'string' ? expand(arg, `${at}.args.${index}`, env, issues, false) : arg,
     );
+  }
+  const oauth = copy['oauth'];
+  if (isRecord(oauth) && typeof oauth['clientSecret'] === 'string') {
+    copy['oauth'] = {
+      ...oauth,
+      clientSecret: expand(oauth['clientSecret'], `${at}.oauth.clientSecret`, env, issues),
+    };
   }
   for (const key of ['env', 'headers', 'credentials']) {
     const map = copy[key];

@@ -138,6 +138,20 @@ function openApiIssues(
     });
 }
 
+/**
+ * The OAuth client hintgate is to an HTTP server that asks for authorization: a client
+ * registered beforehand (`clientId`, `clientSecret` for a confidential one; else dynamic
+ * client registration), the scope to ask for (else the server's), and the loopback port the
+ * login's redirect comes back to (0: any free port; a client registered beforehand needs
+ * the fixed one it was registered with).
+ */
+const serverOAuthSchema = z.strictObject({
+  clientId: z.string().min(1, 'expected a client id').optional(),
+  clientSecret: z.string().min(1, 'expected a client secret').optional(),
+  scope: z.string().min(1, 'expected space-separated scopes').optional(),
+  callbackPort: z.number().int().min(0).max(65535).default(0),
+});
+
 /** One downstream MCP server: Claude Desktop's and Cursor's keys, and hintgate's beside them. */
 export const serverSchema = z
   .strictObject({
@@ -160,6 +174,18 @@ export const serverSchema = z
     ...openApiFields,
     /** Tool pinning for this server (each key falls back to the global `pinning`). */
     pinning: serverPinningSchema.default({}),
+    /**
+     * Authorization to an HTTP server that asks for it: `oauth` (the default) logs in once
+     * for the gateway (`hintgate auth login <server>`), `per-user` keeps one login per
+     * principal (`--principal`; the gateway does not serve such a server yet: it is down
+     * saying so), `none` never sends a token. A server whose `headers` carry an
+     * `Authorization` header is sent that, never an OAuth token.
+     */
+    auth: z
+      .enum(['oauth', 'per-user', 'none'], 'expected oauth, per-user or none')
+      .default('oauth'),
+    /** The OAuth client settings (see `auth`). */
+    oauth: serverOAuthSchema.optional(),
     /**
      * How clients see this server's tools, prompts and resources: `server_name` (true, the
      * default), under a prefix of its own (`"gh"`: `gh_name`), or under the server's own
@@ -201,6 +227,16 @@ export const serverSchema = z
     }
     if (server.command !== undefined && server.url !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'has both "command" and "url"; keep one' });
+    }
+    if (server.oauth !== undefined && server.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['oauth'], message: '"oauth" needs "url"' });
+    }
+    if (server.oauth?.clientSecret !== undefined && server.oauth.clientId === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['oauth', 'clientSecret'],
+        message: '"clientSecret" needs "clientId"',
+      });
     }
     if (server.type === 'stdio' && server.command === undefined) {
       ctx.addIssue({ code: 'custom', path: ['type'], message: 'type stdio needs "command"' });
@@ -366,6 +402,12 @@ export const configSchema = z.strictObject({
   access: accessSchema.default(accessSchema.parse({})),
   /** Tool pinning: how drift from the pinned tool definitions is handled. */
   pinning: pinningSchema.default(pinningSchema.parse({})),
+  /**
+   * The secret that seals stored OAuth tokens (AES-256-GCM, key derived with scrypt); the
+   * environment's `HINTGATE_SECRET_KEY` takes its place when absent. Write `${VAR}` here
+   * rather than the secret itself.
+   */
+  secretKey: z.string().min(16, 'expected a secret of at least 16 characters').optional(),
 });
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { PriorDiscovery, Transport } from '@modelcontextprotocol/client';
+import type { AuthProvider, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
 import {
   Client,
   SSEClientTransport,
@@ -61,6 +61,8 @@ export interface ConnectOptions {
   readonly prior: PriorDiscovery | undefined;
   /** Installs handlers on the client before it connects. */
   readonly prepare: (client: Client, transport: Transport) => void;
+  /** The bearer token of an HTTP server that asks for OAuth (see `oauth/connection-auth.ts`). */
+  readonly authProvider?: AuthProvider | undefined;
 }
 
 /** The file a server's stderr and hintgate's notes about it are written to. */
@@ -234,8 +236,10 @@ function createTransport(options: ConnectOptions): Transport {
   }
   const url = new URL(config.url ?? '');
   const requestInit = { headers: { ...config.headers } };
-  if (config.type === 'sse') return new SSEClientTransport(url, { requestInit });
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  const authProvider = options.authProvider;
+  const init = authProvider === undefined ? { requestInit } : { requestInit, authProvider };
+  if (config.type === 'sse') return new SSEClientTransport(url, init);
+  return new StreamableHTTPClientTransport(url, init);
 }
 
 function isProbeExit(error: unknown): boolean {

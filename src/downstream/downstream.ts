@@ -9,6 +9,9 @@ import { DownstreamError } from '../mcp/rpc-errors.js';
 import type { ClientIdentity, Connection } from './connect.js';
 import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
 import type { LogRoute } from './inflight.js';
+import { connectionAuth } from './oauth/connection-auth.js';
+import { usesOAuth } from './oauth/provider.js';
+import type { CredentialVault } from './oauth/vault.js';
 import { InflightCalls } from './inflight.js';
 import { ListenStream } from './listen.js';
 import { RawLane } from './raw-lane.js';
@@ -68,6 +71,13 @@ export interface DownstreamCallOptions {
   readonly logLevel?: string | undefined;
 }
 
+/** The OAuth side of a downstream connection. */
+export interface DownstreamOAuth {
+  readonly vault: CredentialVault;
+  /** Refresh this long before the access token expires (default 60 s). */
+  readonly refreshAheadMs?: number;
+}
+
 /** Everything {@link Downstream} needs. */
 export interface DownstreamOptions {
   readonly name: string;
@@ -79,6 +89,11 @@ export interface DownstreamOptions {
   readonly reconnect: boolean;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly events?: DownstreamEvents;
+  /**
+   * Where an HTTP server's OAuth login is kept (`hintgate auth login`); without it, and for a
+   * server configured `auth: none`, no token is sent.
+   */
+  readonly oauth?: DownstreamOAuth | undefined;
   /** Clock and randomness, injectable for tests. */
   readonly now?: () => number;
   readonly random?: () => number;
@@ -325,6 +340,19 @@ export class Downstream {
     const generation = ++this.generation;
     this.attempt++;
     this.setStatus({ state: 'starting', since: this.now(), attempt: this.attempt }, EMPTY_SNAPSHOT);
+    if (this.config.auth === 'per-user' && this.config.url !== undefined) {
+      // Each principal's own login is stored (`hintgate auth login --principal`), but one
+      // connection carrying several principals' tokens could mix their sessions: refused
+      // until connections are kept per principal.
+      this.failed(
+        new DownstreamError(
+          'CONFIG_INVALID',
+          this.name,
+          `server "${this.name}" is configured "auth: per-user", which the gateway does not serve yet (logins are stored per principal); use "auth: oauth" for one login for the gateway`,
+        ),
+      );
+      return;
+    }
     let connection: Connection;
     try {
       connection = await connectServer({
@@ -335,6 +363,7 @@ export class Downstream {
         baseEnv: this.options.baseEnv,
         prior: this.prior,
         prepare: (client) => this.prepare(client, generation),
+        authProvider: this.authProvider(generation),
       });
     } catch (error) {
       this.failed(error);
@@ -387,6 +416,52 @@ export class Downstream {
       await client.close().catch(() => undefined);
       await connection.transport.close().catch(() => undefined);
       this.failed(error);
+    }
+  }
+
+  /**
+   * Connects again now when the server is down (its OAuth login changed, say), instead of
+   * waiting for the next retry.
+   */
+  retryNow(): void {
+    if (this.closed || this.statusValue.state !== 'down') return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    void this.connect();
+  }
+
+  /** The bearer token provider of an OAuth-protected HTTP server, for one connection. */
+  private authProvider(generation: number) {
+    const oauth = this.options.oauth;
+    const { url } = this.config;
+    if (oauth === undefined || url === undefined || !usesOAuth(this.config)) return undefined;
+    return connectionAuth({
+      server: this.name,
+      url,
+      principal: '',
+      vault: oauth.vault,
+      settings: this.config.oauth,
+      ...(oauth.refreshAheadMs === undefined ? {} : { refreshAheadMs: oauth.refreshAheadMs }),
+      now: this.now,
+      onLoginRequired: (error) => this.loginLost(generation, error),
+    });
+  }
+
+  /**
+   * The server refused the stored login while up: it is down until someone logs in again
+   * (the call that found out fails with the same reason).
+   */
+  private loginLost(generation: number, error: Error): void {
+    if (generation !== this.generation || this.closed || this.statusValue.state !== 'up') return;
+    const connection = this.connection;
+    this.connection = undefined;
+    this.generation++;
+    this.listener.drop();
+    this.lane = undefined;
+    this.failed(error);
+    if (connection !== undefined) {
+      connection.client.onclose = () => undefined;
+      void connection.client.close().catch(() => undefined);
     }
   }
 

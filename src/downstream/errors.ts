@@ -1,4 +1,9 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import { errorMessage } from '../core/errors.js';
 import type { RpcErrorObject } from '../mcp/json-rpc.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
@@ -10,6 +15,21 @@ import { DownstreamError } from '../mcp/rpc-errors.js';
  */
 export function fromClientError(server: string, error: unknown, what: string): DownstreamError {
   if (error instanceof DownstreamError) return error;
+  if (error instanceof InsufficientScopeError) {
+    // The gateway never starts an authorization itself: a wider scope needs a person.
+    const scope = error.requiredScope;
+    const how =
+      scope === undefined
+        ? `run \`hintgate auth login ${server}\``
+        : `set mcpServers.${server}.oauth.scope to "${scope}" and run \`hintgate auth login ${server}\``;
+    return new DownstreamError(
+      'DOWNSTREAM_UNAVAILABLE',
+      server,
+      `server "${server}" refused ${what}: the login's scope is not enough${scope === undefined ? '' : ` (it asks for "${scope}")`}; ${how}`,
+      undefined,
+      { cause: error },
+    );
+  }
   if (error instanceof ProtocolError) {
     const rpc: RpcErrorObject =
       error.data === undefined

@@ -3,6 +3,8 @@ import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { DEFAULT_TIMEOUTS, namePrefixes } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
+import { Sealer } from '../downstream/oauth/seal.js';
+import { CredentialVault } from '../downstream/oauth/vault.js';
 import { unavailableMessage } from '../downstream/status.js';
 import { FrontHub } from '../front/hub.js';
 import type { Store } from '../store/store.js';
@@ -58,6 +60,11 @@ export interface GatewayOptions {
    * front adds those of validated access tokens). Default: the named tokens of config.
    */
   readonly principals?: PrincipalDirectory;
+  /**
+   * The secret sealing stored OAuth tokens (config `secretKey`, else `HINTGATE_SECRET_KEY`).
+   * Without it, a server asking for OAuth is down with a reason naming the setting.
+   */
+  readonly secretKey?: string | undefined;
 }
 
 /** A running gateway: its servers, catalog and the backend its fronts serve. */
@@ -149,6 +156,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const servers = new ServerSet({
     pins,
     config,
+    oauth: {
+      vault: new CredentialVault(
+        options.store,
+        options.secretKey === undefined ? undefined : Sealer.fromSecret(options.secretKey),
+      ),
+    },
     logDir: join(options.dataDir, 'logs'),
     identity: options.identity,
     baseEnv: options.baseEnv,
@@ -199,6 +212,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         (error: unknown) => log(`pins: could not reload ${name}'s pins: ${String(error)}`),
       );
     }
+  });
+  // A login or logout (the CLI, another replica) lets a server that waits for one try at once.
+  const unwatchLogins = options.store.watch((event) => {
+    if (event.kind === 'oauth') servers.retryNow(event.server);
   });
   let loading: Promise<void> | undefined;
   const loadToolsets = (): Promise<void> => (loading ??= toolsets.start());
@@ -267,6 +284,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     pins,
     close: async () => {
       unwatchPins();
+      unwatchLogins();
       toolsets.close();
       await servers.close();
       await calls.close();

@@ -1,6 +1,7 @@
 import type { Config, ServerConfig } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
 import type { DownstreamStatus, ListKind } from '../downstream/downstream.js';
+import type { DownstreamOAuth } from '../downstream/downstream.js';
 import { Downstream } from '../downstream/downstream.js';
 import { inferOpenApiAnnotations } from '../downstream/openapi/annotations.js';
 import type { FrontHub } from '../front/hub.js';
@@ -20,6 +21,8 @@ export interface ServerSetOptions {
   readonly identity: ClientIdentity;
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   readonly reconnect: boolean;
+  /** Where HTTP servers' OAuth logins are kept. */
+  readonly oauth?: DownstreamOAuth | undefined;
   readonly catalog: Catalog;
   readonly directory: Directory;
   readonly hub: FrontHub;
@@ -91,6 +94,7 @@ export class ServerSet {
       logDir: options.logDir,
       reconnect: options.reconnect,
       baseEnv: options.baseEnv,
+      oauth: options.oauth,
       events: {
         status: (connection) => this.onStatus(server, connection),
         listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
@@ -270,6 +274,11 @@ export class ServerSet {
       },
     );
     this.checks.set(name, check);
+  }
+
+  /** Connects a server's connections that are down again now (its OAuth login changed). */
+  retryNow(name: string): void {
+    for (const connection of this.servers.get(name) ?? []) connection.retryNow();
   }
 
   /** Re-checks a server's current listing (its pins changed: a person decided). */

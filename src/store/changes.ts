@@ -40,7 +40,8 @@ export function decodeChange(payload: string): Change | undefined {
     case 'default-toolset':
       return { origin, event: { kind: 'default-toolset' } };
     case 'pins':
-    case 'drift': {
+    case 'drift':
+    case 'oauth': {
       const kind = fields['kind'];
       const server = fields['server'];
       return typeof server === 'string' ? { origin, event: { kind, server } } : undefined;

@@ -15,6 +15,9 @@ import type {
   AuditQuery,
   AuditRecord,
   AuditRecordInput,
+  OAuthCredential,
+  OAuthCredentialInput,
+  OAuthCredentialSummary,
   OverrideScope,
   PinDecision,
   PinQuery,
@@ -161,6 +164,24 @@ export interface Store {
   appendAudit(records: readonly AuditRecordInput[]): Promise<void>;
   /** Audit records matching a filter, newest first. */
   queryAudit(query?: AuditQuery): Promise<AuditRecord[]>;
+
+  /**
+   * One downstream server's stored OAuth credential (its sealed document and summary) for a
+   * principal ('' for the server's shared login), or undefined.
+   */
+  getOAuthCredential(server: string, principal: string): Promise<OAuthCredential | undefined>;
+  /** The summaries of the stored OAuth credentials (all, or one server's): never a token. */
+  listOAuthCredentials(server?: string): Promise<OAuthCredentialSummary[]>;
+  /**
+   * Saves (inserts or replaces) a sealed OAuth credential; INPUT_INVALID naming the field.
+   * Reports an `oauth` change for the server.
+   */
+  saveOAuthCredential(input: OAuthCredentialInput): Promise<void>;
+  /**
+   * Removes a principal's credential, or every credential of the server when no principal
+   * is given; returns how many were removed. Reports an `oauth` change when any was.
+   */
+  deleteOAuthCredentials(server: string, principal?: string): Promise<number>;
 
   /**
    * Calls `listener` after each committed change through this store and, for PostgreSQL,

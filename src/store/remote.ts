@@ -49,6 +49,10 @@ export const REMOTE_STORE_METHODS = [
   'decidePins',
   'appendAudit',
   'queryAudit',
+  'getOAuthCredential',
+  'listOAuthCredentials',
+  'saveOAuthCredential',
+  'deleteOAuthCredentials',
 ] as const satisfies readonly (keyof Store)[];
 
 /** One of {@link REMOTE_STORE_METHODS}. */
@@ -180,6 +184,14 @@ export class RemoteStore implements Store {
   readonly claimNonce: Call<'claimNonce'> = (...args) => this.#call('claimNonce', args);
   readonly appendAudit: Call<'appendAudit'> = (...args) => this.#call('appendAudit', args);
   readonly queryAudit: Call<'queryAudit'> = (...args) => this.#call('queryAudit', args);
+  readonly getOAuthCredential: Call<'getOAuthCredential'> = (...args) =>
+    this.#call('getOAuthCredential', args);
+  readonly listOAuthCredentials: Call<'listOAuthCredentials'> = (...args) =>
+    this.#call('listOAuthCredentials', args);
+  readonly saveOAuthCredential: Call<'saveOAuthCredential'> = (...args) =>
+    this.#call('saveOAuthCredential', args);
+  readonly deleteOAuthCredentials: Call<'deleteOAuthCredentials'> = (...args) =>
+    this.#call('deleteOAuthCredentials', args);
 
   watch(listener: StoreListener): () => void {
     this.#listeners.add(listener);

@@ -5,6 +5,7 @@ import type { ToolNote } from '../core/notes/notes.js';
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
 import * as nonces from './nonces.js';
+import * as oauth from './oauth-credentials.js';
 import * as notes from './notes.js';
 import type { OverrideTarget } from './overrides.js';
 import * as overrides from './overrides.js';
@@ -29,6 +30,9 @@ import type {
   AuditQuery,
   AuditRecord,
   AuditRecordInput,
+  OAuthCredential,
+  OAuthCredentialInput,
+  OAuthCredentialSummary,
   OverrideScope,
   StoredDefaultToolset,
   PinDecision,
@@ -378,6 +382,37 @@ export class SqlStore implements Store {
   async queryAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
     check.assertValid('audit query', audit.checkAuditQuery(query));
     return this.runner.read((sql) => audit.selectAuditRecords(sql, query));
+  }
+
+  async getOAuthCredential(
+    server: string,
+    principal: string,
+  ): Promise<OAuthCredential | undefined> {
+    check.assertValid('OAuth credential', oauth.checkCredentialKey(server, principal));
+    return this.runner.read((sql) => oauth.selectCredential(sql, server, principal));
+  }
+
+  async listOAuthCredentials(server?: string): Promise<OAuthCredentialSummary[]> {
+    if (server !== undefined)
+      check.assertValid('OAuth credentials', oauth.checkCredentialKey(server, ''));
+    return this.runner.read((sql) => oauth.selectCredentialSummaries(sql, server));
+  }
+
+  async saveOAuthCredential(input: OAuthCredentialInput): Promise<void> {
+    check.assertValid('OAuth credential', oauth.checkCredentialInput(input));
+    await this.runner.write(async (sql, emit) => {
+      await oauth.upsertCredential(sql, input);
+      emit({ kind: 'oauth', server: input.server });
+    });
+  }
+
+  async deleteOAuthCredentials(server: string, principal?: string): Promise<number> {
+    check.assertValid('OAuth credentials', oauth.checkCredentialKey(server, principal ?? ''));
+    return this.runner.write(async (sql, emit) => {
+      const removed = await oauth.deleteCredentials(sql, server, principal);
+      if (removed > 0) emit({ kind: 'oauth', server });
+      return removed;
+    });
   }
 
   watch(listener: StoreListener): () => void {

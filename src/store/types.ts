@@ -219,7 +219,8 @@ export interface AuditQuery {
  * `pins` is a person's decision on a server's pins (gateways apply it); `drift` says a
  * gateway's re-check saved what it found about a server's tools (first pins, drift, tools
  * gone), for whoever shows them. `default-toolset`: the default toolset chosen at run time
- * changed. `resync` says events may have been missed (the listening connection was lost and
+ * changed. `oauth`: a server's OAuth credentials were saved or removed (a login, a refresh, a
+ * logout). `resync` says events may have been missed (the listening connection was lost and
  * came back): reload whatever is cached.
  */
 export type StoreEvent =
@@ -229,6 +230,7 @@ export type StoreEvent =
   | { readonly kind: 'pins'; readonly server: string }
   | { readonly kind: 'drift'; readonly server: string }
   | { readonly kind: 'default-toolset' }
+  | { readonly kind: 'oauth'; readonly server: string }
   | { readonly kind: 'resync' };
 
 /**
@@ -315,4 +317,40 @@ export interface PinDecision {
   /** Who decided (`cli:alice`, `api:token-name`). */
   readonly by: string;
   readonly note?: string;
+}
+
+/**
+ * What is shown of a downstream server's stored OAuth credential: never a token. `principal`
+ * is '' for the server's shared login, else the principal of an `auth: per-user` server.
+ */
+export interface OAuthCredentialSummary {
+  readonly server: string;
+  readonly principal: string;
+  /** When the access token expires, when the server said. */
+  readonly expiresAt?: string;
+  /** The scopes granted, space-separated. */
+  readonly scope?: string;
+  /** True when a refresh token is held. */
+  readonly refreshable: boolean;
+  /** When the last interactive login completed. */
+  readonly loggedInAt?: string;
+  readonly updatedAt: string;
+}
+
+/** A stored credential: its summary and the sealed (encrypted) credential document. */
+export interface OAuthCredential extends OAuthCredentialSummary {
+  readonly sealed: string;
+}
+
+/** A credential to store: the sealed document and what its summary shows. */
+export interface OAuthCredentialInput {
+  readonly server: string;
+  /** Default '' (the server's shared login). */
+  readonly principal?: string;
+  readonly sealed: string;
+  readonly expiresAt?: string;
+  readonly scope?: string;
+  readonly refreshable?: boolean;
+  /** Set by an interactive login (kept as it was by a refresh). */
+  readonly loggedInAt?: string;
 }
