@@ -285,6 +285,7 @@ export class ToolsetService {
       case 'approval':
       case 'pins':
       case 'drift':
+      case 'oauth':
         return;
     }
   }
