@@ -232,7 +232,11 @@ function processHost(module: string): Host {
       child.channel?.unref();
     },
     terminate: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) {
+        // Waiting for its exit keeps this process alive (an unref'd child would not).
+        child.ref();
+        child.kill('SIGKILL');
+      }
       await exited;
     },
   };
