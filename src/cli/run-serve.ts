@@ -110,9 +110,9 @@ async function serve(
           allowedOrigins: config.http.allowedOrigins,
         });
 
-  // The store opens while the servers start (PGlite compiles its WebAssembly on a worker
-  // thread, and creates its database on the first run): what needs it (pins, toolsets, the
-  // audit log) waits for it, nothing else does. It is closed last, after the servers. An
+  // The store opens while the servers start (PGlite starts in a process of its own, and
+  // creates its database on the first run): what needs it (pins, toolsets, the audit log)
+  // waits for it, nothing else does. It is closed last, after the servers. An
   // embedded store another gateway holds (one per desktop client on the same config) is
   // used through that gateway's admin endpoint, as the CLI does.
   const storeSpec = options.store ?? config.store;
