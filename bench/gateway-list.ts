@@ -3,8 +3,10 @@
  * direct tools/list of one server holding the same 1,000 tools (the generator fixture), in
  * the same run, read both with a loose schema (everything kept) and with the SDK's typed
  * `listTools()`. Two tool sets: real tools (the recorded tools/list results of published
- * servers, about 1.7 KiB each) and tiny generated ones (about 0.2 KiB each), where the
- * description hintgate adds under `_meta` (sources, reasons, names) weighs most.
+ * servers, about 1.7 KiB each) and tiny generated ones (about 0.2 KiB each), where what
+ * hintgate adds weighs most. A client gets the compact listing (effective annotations, no
+ * per-tool provenance) unless it declares `experimental["dev.hintgate/provenance"]`; both
+ * are measured.
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-list.js
  *
@@ -12,6 +14,7 @@
  */
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { provenanceCapabilities } from '../src/mcp/provenance.js';
 import {
   CLI,
   LOOSE,
@@ -35,8 +38,11 @@ interface Setup {
   bytes: number;
 }
 
-async function open(label: string, args: string[]): Promise<Setup> {
-  const client = new Client({ name: 'bench', version: '1' });
+async function open(label: string, args: string[], provenance = false): Promise<Setup> {
+  const client = new Client(
+    { name: 'bench', version: '1' },
+    provenance ? { capabilities: provenanceCapabilities() } : {},
+  );
   await client.connect(
     new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }),
   );
@@ -67,9 +73,14 @@ async function compare(kind: string, extra: string[]): Promise<void> {
       },
     ]),
   );
+  const config = writeConfig(servers, { pinning: { mode: 'warn' } });
   const setups = [
     await open('direct, 1 server', [fixture('generator'), '--tools', '1000', ...extra]),
-    await open('gateway, 10 servers', [CLI, 'serve', '--config', writeConfig(servers)]),
+    // Pins in `warn` mode: a few recorded descriptions read as instructions to the model and
+    // would be held back, leaving fewer tools than the direct listing.
+    await open('gateway, 10 servers', [CLI, 'serve', '--config', config]),
+    // A client asking for every tool's full provenance (names, refId, sources).
+    await open('  with provenance', [CLI, 'serve', '--config', config], true),
   ];
   for (let round = 0; round < ROUNDS; round++) {
     for (const setup of setups) {

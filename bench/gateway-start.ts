@@ -11,6 +11,8 @@
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-start.js
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
@@ -85,20 +87,97 @@ async function directColdStart(): Promise<number> {
   return elapsed;
 }
 
-async function memory(config: string): Promise<void> {
+/** The embedded store's process (a `node -e` child of the gateway), if one runs now. */
+function storePid(gateway: number): number | undefined {
+  let rows = '';
+  try {
+    rows = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(gateway)], {
+      encoding: 'utf8',
+    });
+  } catch {
+    return undefined; // ps exits 1 when there is no such process
+  }
+  for (const row of rows.split('\n')) {
+    const [pid, ...args] = row.trim().split(/\s+/);
+    if (args[1] === '-e') return Number(pid);
+  }
+  return undefined;
+}
+
+function storeRss(gateway: number): number {
+  const pid = storePid(gateway);
+  if (pid === undefined) return 0;
+  try {
+    return rssMiB(pid);
+  } catch {
+    return 0;
+  }
+}
+
+function peakMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/**
+ * Memory of the gateway process and of its embedded store's process: the first run (a fresh
+ * data directory: peaks, sampled every 50 ms for the store), after start, after 5,000
+ * calls, and once the store has been idle past its 30 s; with `BENCH_PG_URL` set, the
+ * gateway with a PostgreSQL store beside it.
+ */
+async function memory(): Promise<void> {
+  const config = writeConfig(servers);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve', '--config', config],
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench', version: '1' });
+  let storePeak = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      if (transport.pid !== null) storePeak = Math.max(storePeak, storeRss(transport.pid));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
   await client.connect(transport);
   while ((await listCount(client)) < 1000) await new Promise((resolve) => setTimeout(resolve, 5));
   const pid = transport.pid as number;
-  const idle = rssMiB(pid);
+  // The first run's store closes after creating its database; give the sampler its peak.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const line = (label: string) =>
+    `${label}: gateway ${fixed(rssMiB(pid))} MiB + store ${fixed(storeRss(pid))} MiB`;
+  console.log(`\nmemory (10 servers, 1,000 tools; RSS):`);
+  console.log(line('  after the first start'));
   for (let index = 0; index < 5000; index++)
     await callEcho(client, `s${index % 10}_t_get_user_${(index % 10) * 100}`, index);
-  const busy = rssMiB(pid);
+  console.log(line('  after 5,000 calls'));
+  sampling = false;
+  await sampler;
+  console.log(
+    `  first-run peaks: gateway ${fixed(peakMiB(pid))} MiB, store process ${fixed(storePeak)} MiB (sampled)`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 32_000));
+  console.log(line('  idle 32 s later'));
+  await client.close();
+
+  const pg = process.env['BENCH_PG_URL'];
+  if (pg !== undefined) {
+    const withPg = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--config', config, '--store', pg],
+      stderr: 'ignore',
+    });
+    const pgClient = new Client({ name: 'bench', version: '1' });
+    await pgClient.connect(withPg);
+    while ((await listCount(pgClient)) < 1000)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    console.log(`  with PostgreSQL instead: gateway ${fixed(rssMiB(withPg.pid as number))} MiB`);
+    await pgClient.close();
+  }
+
   const direct = new StdioClientTransport({
     command: process.execPath,
     args: serverArgs(0),
@@ -107,12 +186,8 @@ async function memory(config: string): Promise<void> {
   const single = new Client({ name: 'bench', version: '1' });
   await single.connect(direct);
   await listCount(single);
-  const serverRss = rssMiB(direct.pid as number);
-  console.log(
-    `\nmemory: gateway ${fixed(idle)} MiB after start (10 servers, 1,000 tools), ${fixed(busy)} MiB after 5,000 calls; one of its servers alone: ${fixed(serverRss)} MiB`,
-  );
+  console.log(`  one of its servers alone: ${fixed(rssMiB(direct.pid as number))} MiB`);
   await single.close();
-  await client.close();
 }
 
 async function slowServer(): Promise<void> {
@@ -164,5 +239,5 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log(
   `\ncold start to 1,000 tools listed: gateway ${fixed(median(gateway))} ms, 10 direct connections ${fixed(median(direct))} ms, ratio ${fixed(median(gateway) / median(direct), 2)}`,
 );
-await memory(config);
+await memory();
 await slowServer();

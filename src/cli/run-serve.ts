@@ -8,7 +8,9 @@ import type { HttpListener } from '../http/listen.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
 import type { StdioFront } from '../front/stdio.js';
 import { serveFrontStdio } from '../front/stdio.js';
+import { DeferredStore } from '../store/deferred.js';
 import { RemoteStore } from '../store/remote.js';
+import { storeOptionsFrom } from '../store/store.js';
 import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { messageFor } from './exit.js';
@@ -109,30 +111,42 @@ async function serve(
           allowedOrigins: config.http.allowedOrigins,
         });
 
-  // The store is opened before anything starts and closed last, after the servers. An
+  // The store opens while the servers start (PGlite starts in a process of its own, and
+  // creates its database on the first run): what needs it (pins, toolsets, the audit log)
+  // waits for it, nothing else does. It is closed last, after the servers. An
   // embedded store another gateway holds (one per desktop client on the same config) is
   // used through that gateway's admin endpoint, as the CLI does.
-  const store = await openStoreForCli({
-    store: options.store ?? config.store,
-    dataDir: loaded.dataDir,
-    onWarning: (message) => say(`store: ${message}`),
-  });
-  if (store instanceof RemoteStore) say(`store: ${store.location}`);
+  const storeSpec = options.store ?? config.store;
+  const target = storeOptionsFrom(storeSpec, loaded.dataDir);
   // The embedded store is this process's alone: the CLI reaches it through a loopback admin
   // endpoint recorded in the lock file. (PostgreSQL: the CLI opens the database itself.)
   let admin: AdminServer | undefined;
   // The CLI checks tools it is told about against this gateway's catalog, once it has one.
   const catalog: { of?: () => AdminCatalog } = {};
-  if (store.kind === 'pglite' && !(store instanceof RemoteStore)) {
-    try {
-      admin = await (
-        await import('../http/admin.js')
-      ).startAdminServer(store, { catalog: () => catalog.of?.() });
-    } catch (error) {
-      await store.close();
-      throw error;
+  const opening = (async () => {
+    const opened = await openStoreForCli({
+      store: storeSpec,
+      dataDir: loaded.dataDir,
+      onWarning: (message) => say(`store: ${message}`),
+    });
+    if (opened instanceof RemoteStore) say(`store: ${opened.location}`);
+    if (opened.kind === 'pglite' && !(opened instanceof RemoteStore)) {
+      try {
+        admin = await (
+          await import('../http/admin.js')
+        ).startAdminServer(opened, { catalog: () => catalog.of?.() });
+      } catch (error) {
+        await opened.close();
+        throw error;
+      }
     }
-  }
+    return opened;
+  })();
+  const store = new DeferredStore(
+    target.kind,
+    target.kind === 'pglite' ? target.dataDir : 'the PostgreSQL store (connecting)',
+    opening,
+  );
   // Where a person decides a waiting call, for the log line that announces it: the CLI on
   // this config (and data directory), and the dashboard once HTTP serves it.
   let dashboardAt: string | undefined;
@@ -185,6 +199,8 @@ async function serve(
       await endpoint?.close();
       await listener?.close();
       await gateway.close();
+      // The admin endpoint starts once the store is open: let an open under way finish.
+      await store.opened.catch(() => undefined);
       await admin?.close();
       await store.close();
     })();
@@ -236,6 +252,7 @@ async function serve(
     await gateway.close();
     // The start still loading the toolsets would otherwise read a store closed under it.
     await started.catch(() => undefined);
+    await store.opened.catch(() => undefined);
     await admin?.close();
     await store.close();
     throw error;
@@ -250,8 +267,12 @@ async function serve(
       onerror: (error) => say(`stdio: ${error.message}`),
     });
   }
-  // A config that fails only once the servers have listed (two servers' names meet) ends
-  // the gateway like a config that fails to load.
+  // A config that fails only once the servers have listed (two servers' names meet), or a
+  // store that cannot be opened, ends the gateway like a config that fails to load.
+  const storeFailed = store.opened.then(
+    () => new Promise<never>(() => undefined),
+    (error: unknown) => error,
+  );
   const failed = started.then(
     () => {
       const servers = gateway.servers.all();
@@ -268,8 +289,9 @@ async function serve(
       ? new Promise<string>(() => undefined)
       : stdio.closed.then(() => 'stdin closed'),
     failed,
+    storeFailed,
   ]);
-  await shutdown(typeof why === 'string' ? why : 'the config cannot be served');
+  await shutdown(typeof why === 'string' ? why : messageFor(why));
   // Nothing should be left, but never hang on a stray handle once everything is closed.
   setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
   if (stdio !== undefined) process.stdin.destroy();

@@ -352,7 +352,7 @@ const gatewaySchema = z.strictObject({
    * How long the first tools/list waits for servers still starting; afterwards lists answer
    * at once with the servers that are up (the others' tools join with list_changed).
    */
-  startupWaitMs: z.number().int().nonnegative().default(3_000),
+  startupWaitMs: z.number().int().nonnegative().default(30_000),
 });
 
 /** Toolsets: which one sessions start with, and when the model sees the meta tools. */

@@ -9,6 +9,7 @@ import {
 import * as z from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
+import { provenanceCapabilities } from '../mcp/provenance.js';
 import { toolResolutionCapabilities } from '../mcp/dynamic-wire.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
 import { fromClientError } from './errors.js';
@@ -27,6 +28,9 @@ export const DOWNSTREAM_CLIENT_CAPABILITIES = {
   elicitation: { form: {} },
   sampling: {},
   ...toolResolutionCapabilities(),
+  // A hintgate gateway in front (`hintgate lint` of its endpoint, or a chain of gateways)
+  // lists its tools with their full provenance.
+  ...provenanceCapabilities(),
 };
 
 /** Who the gateway is to downstream servers. */

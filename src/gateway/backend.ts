@@ -13,6 +13,7 @@ import type {
 } from '../front/backend.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
+import { declaresProvenance } from '../mcp/provenance.js';
 import type { AccessControl } from './access.js';
 import { frontCapabilities, frontInstructions } from './capabilities.js';
 import type { Catalog } from './catalog.js';
@@ -103,7 +104,10 @@ export class GatewayBackend implements FrontBackend {
     const view = this.parts.toolsets.view(session);
     // Only what the session's principal may call (access rules).
     const listing = this.parts.access?.listing(view, session.principal) ?? view;
-    return { tools: listing.listedFor(resolvesTools(session)), meta: view.meta };
+    return {
+      tools: listing.listedFor(resolvesTools(session), wantsProvenance(session)),
+      meta: view.meta,
+    };
   }
 
   listToolsJson(session: SessionInfo): ToolListingJson | undefined {
@@ -118,7 +122,7 @@ export class GatewayBackend implements FrontBackend {
       this.listJson.set(view, projectable);
     }
     if (!projectable) return undefined;
-    return (restricted ?? view).listJson(resolvesTools(session));
+    return (restricted ?? view).listJson(resolvesTools(session), wantsProvenance(session));
   }
 
   resolveAnnotations(request: DynamicRequest): Promise<DynamicReply> {
@@ -238,6 +242,11 @@ function uriOf(request: FrontRequest): string {
   const uri = request.params['uri'];
   if (typeof uri !== 'string') throw new HintgateError('INVALID_ARGUMENTS', 'expected a "uri"');
   return uri;
+}
+
+/** True when the client asked for each tool's full provenance in tools/list. */
+function wantsProvenance(session: SessionInfo): boolean {
+  return declaresProvenance(session.clientCapabilities);
 }
 
 /** True when the session negotiated the tool-resolution extension (its tools get the marker). */

@@ -295,6 +295,50 @@ function listedTool(
   };
 }
 
+/** Sources a client cannot act on: hintgate's own reading of the tool, and MCP's defaults. */
+const DERIVED_SOURCES: ReadonlySet<string> = new Set(['inferred', 'spec-default']);
+
+/** Compact listed tools, one per listed object. */
+const COMPACT = new WeakMap<JsonObject, JsonObject>();
+
+/**
+ * A listed tool as a client that did not ask for provenance sees it: the effective
+ * `annotations` and everything the server sent, and under `_meta["dev.hintgate/tool"]` only
+ * what a client could act on and not read elsewhere: the extension values someone set (the
+ * server, config defaults or an override; not hintgate's own inferences) and any conflict.
+ * The key is left out when there are none, which is most tools. The names, refId, sources,
+ * notes and override scopes are served to clients declaring `PROVENANCE_CAPABILITY` and by
+ * `hintgate tools`. Made once per listed object.
+ */
+export function compactListed(listed: JsonObject): JsonObject {
+  let compact = COMPACT.get(listed);
+  if (compact !== undefined) return compact;
+  const meta = isJsonObject(listed['_meta']) ? listed['_meta'] : undefined;
+  const full = meta?.[TOOL_META_KEY];
+  if (meta === undefined || !isJsonObject(full)) {
+    compact = listed;
+  } else {
+    const { [TOOL_META_KEY]: _full, ...others } = meta;
+    const kept: JsonObject = {};
+    const sources = isJsonObject(full['sources']) ? full['sources'] : {};
+    if (isJsonObject(full['extensions'])) {
+      const extensions: JsonObject = {};
+      for (const [field, value] of Object.entries(full['extensions'])) {
+        const source = sources[field];
+        if (typeof source !== 'string' || !DERIVED_SOURCES.has(source)) extensions[field] = value;
+      }
+      if (Object.keys(extensions).length > 0) kept['extensions'] = extensions;
+    }
+    if (full['conflicts'] !== undefined) kept['conflicts'] = full['conflicts'];
+    const { _meta: _old, ...tool } = listed;
+    const rest: JsonObject =
+      Object.keys(kept).length === 0 ? others : { ...others, [TOOL_META_KEY]: kept };
+    compact = Object.keys(rest).length === 0 ? tool : { ...tool, _meta: rest };
+  }
+  COMPACT.set(listed, compact);
+  return compact;
+}
+
 /** Listed tools with the extension's marker added, one per listed object. */
 const RESOLVABLE = new WeakMap<JsonObject, JsonObject>();
 

@@ -207,6 +207,11 @@ export interface CommonStoreOptions {
 export interface PgliteStoreOptions extends CommonStoreOptions {
   readonly kind: 'pglite';
   readonly dataDir: string;
+  /**
+   * How long the database stays open with nothing to do before its process is ended (and
+   * its memory returned); the next statement opens it again. Default 30 s; `Infinity`: never.
+   */
+  readonly idleCloseMs?: number;
 }
 
 /** A PostgreSQL database, optionally in a schema of its own. */

@@ -12,14 +12,32 @@
  * worker dies, every pending and later call fails with "pglite is closed", which the store
  * reports as STORE_UNAVAILABLE.
  */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sql } from './sql.js';
 
+/**
+ * Where the database runs: a thread of this process, or a child process of its own. In a
+ * process, everything PGlite allocated (its WebAssembly heap and code, about 130 MiB, and
+ * several hundred MiB while the first run creates the database) is returned to the system
+ * when it is closed; a thread's is only partly, as the process's allocator keeps it.
+ */
+export type PgliteHost = 'thread' | 'process';
+
+// The script's opening for each host: the same `parentPort` and `workerData` for the rest.
+const THREAD_PRELUDE = `const { parentPort, workerData } = require('node:worker_threads');`;
+const PROCESS_PRELUDE = `
+const parentPort = { postMessage: (m) => process.send(m), on: (e, f) => process.on(e, f) };
+const workerData = JSON.parse(process.env.HINTGATE_PGLITE_WORKER);
+// The gateway is gone (even by kill -9): the database goes with it.
+process.on('disconnect', () => process.exit(0));
+`;
+
 // Plain CommonJS, evaluated as the worker's script: it needs no build step, so the same
 // code runs from the compiled package and under the test runner.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.module);
 let db;
 let nextTx = 1;
@@ -155,9 +173,78 @@ class WorkerQueryError extends Error {
 /** How long closing may wait for the database before the thread is ended anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
-/** PGlite running in a worker thread. */
+/** What {@link PgliteWorker} needs of a thread or a child process. */
+interface Host {
+  post(message: unknown): void;
+  on(event: 'message', listener: (reply: Reply) => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  on(event: 'exit', listener: (code: number | null) => void): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<void>;
+}
+
+function threadHost(module: string): Host {
+  const worker = new Worker(`${THREAD_PRELUDE}\n${WORKER_SOURCE}`, {
+    eval: true,
+    workerData: { module },
+  });
+  return {
+    post: (message) => worker.postMessage(message),
+    on: (event: string, listener: (arg: never) => void) => {
+      worker.on(event, listener as (arg: unknown) => void);
+    },
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+    terminate: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+function processHost(module: string): Host {
+  // Structured clones over the IPC channel, as between threads (dates, bigints intact).
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-e', `${PROCESS_PRELUDE}\n${WORKER_SOURCE}`],
+    {
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      serialization: 'advanced',
+      // Only what it needs: the gateway's environment may hold servers' secrets.
+      env: { HINTGATE_PGLITE_WORKER: JSON.stringify({ module }) },
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    post: (message) => {
+      if (child.send === undefined || !child.connected) throw new Error('its process has exited');
+      child.send(message as never);
+    },
+    on: (event: string, listener: (arg: never) => void) => {
+      child.on(event, listener as (arg: unknown) => void);
+    },
+    ref: () => {
+      child.ref();
+      child.channel?.ref();
+    },
+    unref: () => {
+      child.unref();
+      child.channel?.unref();
+    },
+    terminate: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        // Waiting for its exit keeps this process alive (an unref'd child would not).
+        child.ref();
+        child.kill('SIGKILL');
+      }
+      await exited;
+    },
+  };
+}
+
+/** PGlite running in a worker thread or a child process ({@link PgliteHost}). */
 export class PgliteWorker {
-  readonly #worker: Worker;
+  readonly #worker: Host;
   readonly #pending = new Map<
     number,
     { resolve: (value: unknown) => void; reject: (error: Error) => void }
@@ -165,11 +252,9 @@ export class PgliteWorker {
   #next = 1;
   #gone: Error | undefined;
 
-  private constructor() {
-    this.#worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { module: createRequire(import.meta.url).resolve('@electric-sql/pglite') },
-    });
+  private constructor(host: PgliteHost) {
+    const module = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    this.#worker = host === 'process' ? processHost(module) : threadHost(module);
     // Held while a call is pending (a command waiting on the store must not exit), not while
     // idle (an idle database thread keeps no process alive).
     this.#worker.unref();
@@ -189,8 +274,12 @@ export class PgliteWorker {
    * Starts a worker and opens the database in `dataDir` there, with PostgreSQL `settings`
    * (`name=value`) as start parameters.
    */
-  static async open(dataDir: string, settings: readonly string[] = []): Promise<PgliteWorker> {
-    const worker = new PgliteWorker();
+  static async open(
+    dataDir: string,
+    settings: readonly string[] = [],
+    host: PgliteHost = 'process',
+  ): Promise<PgliteWorker> {
+    const worker = new PgliteWorker(host);
     try {
       await worker.#call({ op: 'open', dataDir, settings });
     } catch (error) {
@@ -252,7 +341,7 @@ export class PgliteWorker {
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
       try {
-        this.#worker.postMessage({ id, ...request });
+        this.#worker.post({ id, ...request });
       } catch (error) {
         this.#pending.delete(id);
         if (this.#pending.size === 0) this.#worker.unref();

@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as PGliteModule from '@electric-sql/pglite';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
@@ -6,6 +6,8 @@ import { HintgateError, errorMessage } from '../core/errors.js';
 import type { HeldLock } from './lock.js';
 import { acquireLock } from './lock.js';
 import { migrate } from './migrate.js';
+import type { PgliteHandle } from './pglite-idle.js';
+import { IdlePglite, PGLITE_IDLE_CLOSE_MS } from './pglite-idle.js';
 import { PgliteWorker } from './pglite-worker.js';
 import { StoreRunner } from './runner.js';
 import type { Sql, SqlDriver } from './sql.js';
@@ -34,9 +36,6 @@ function sqlOf(db: PGlite | Transaction): Sql {
   };
 }
 
-/** What the driver uses of a database: its statements, transactions and closing. */
-type PgliteHandle = Pick<PgliteWorker, 'sql' | 'transaction' | 'close'>;
-
 /** PGlite in this thread, as a {@link PgliteHandle}. */
 function inThisThread(db: PGlite): PgliteHandle {
   return {
@@ -52,11 +51,12 @@ function inThisThread(db: PGlite): PgliteHandle {
  * thread (tests running migrations directly).
  */
 export function pgliteDriver(
-  db: PGlite | PgliteWorker,
+  db: PGlite | PgliteWorker | IdlePglite,
   location: string,
   lock: Pick<HeldLock, 'release'>,
 ): SqlDriver {
-  const handle: PgliteHandle = db instanceof PgliteWorker ? db : inThisThread(db);
+  const handle: PgliteHandle =
+    db instanceof PgliteWorker || db instanceof IdlePglite ? db : inThisThread(db);
   return {
     kind: 'pglite',
     location,
@@ -99,17 +99,25 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
   const lock = acquireLock(dataDir, options.onWarning ? { onWarning: options.onWarning } : {});
   let db: PgliteWorker | undefined;
   try {
-    // PostgreSQL's default 128 MB of shared buffers live in the gateway's own memory here;
+    // PostgreSQL's default 128 MB of shared buffers would live in the store's memory;
     // hintgate's tables are small, and 16 MB takes about 85 MiB off its resident set.
-    db = await PgliteWorker.open(join(dataDir, PGLITE_DATABASE_DIR), [
-      `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
-    ]);
-    const driver = pgliteDriver(db, dataDir, lock);
+    const open = () =>
+      PgliteWorker.open(join(dataDir, PGLITE_DATABASE_DIR), [
+        `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
+      ]);
+    const firstRun = !existsSync(join(dataDir, PGLITE_DATABASE_DIR, 'PG_VERSION'));
+    db = await open();
+    // Closed when idle, reopened by the next statement (the lock stays held meanwhile).
+    const idle = new IdlePglite(open, options.idleCloseMs ?? PGLITE_IDLE_CLOSE_MS, db);
+    const driver = pgliteDriver(idle, dataDir, lock);
     await migrate(driver);
     // PGlite creates its files 0666 and directories 0777 whatever the umask (and a worker
     // thread cannot set one): made the owner's alone once it has written them. Files it
     // creates later are unreachable to others through the 0700 directories.
     restrictTree(join(dataDir, PGLITE_DATABASE_DIR));
+    // Creating the database ran a second PostgreSQL beside it (about 700 MiB in all): start
+    // afresh, at the usual size, with the next statement.
+    if (firstRun) idle.suspend();
     const runner = new StoreRunner(driver, options.onWarning);
     return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
   } catch (error) {

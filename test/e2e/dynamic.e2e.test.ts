@@ -1,3 +1,4 @@
+import { provenanceCapabilities } from '../../src/mcp/provenance.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -113,7 +114,11 @@ async function open(front: Front, era: Era) {
   const client = new Client(
     { name: `dynamic-${era}`, version: '1.0.0' },
     {
-      capabilities: { elicitation: { form: {} }, ...toolResolutionCapabilities() },
+      capabilities: {
+        elicitation: { form: {} },
+        ...toolResolutionCapabilities(),
+        ...provenanceCapabilities(),
+      },
       ...(era === 'modern' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
     },
   );

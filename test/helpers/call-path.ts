@@ -1,3 +1,4 @@
+import { provenanceCapabilities } from '../../src/mcp/provenance.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -63,7 +64,11 @@ export function elicitingClient(
   const client = new Client(
     { name: `elicit-${era}`, version: '1.0.0' },
     {
-      capabilities: options.elicitation === false ? {} : { elicitation: { form: {} } },
+      // Tests read each tool's provenance from the listing: ask for it.
+      capabilities:
+        options.elicitation === false
+          ? provenanceCapabilities()
+          : { elicitation: { form: {} }, ...provenanceCapabilities() },
       ...(era === 'modern' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
       ...(options.autoFulfill === false ? { inputRequired: { autoFulfill: false } } : {}),
     },

@@ -1,3 +1,4 @@
+import { provenanceCapabilities } from '../../src/mcp/provenance.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -126,12 +127,18 @@ export async function connectStdio(
   return { client, transport, stderr: () => text };
 }
 
-/** A v2 client that accepts elicitation (answering ok: true) and sampling. */
-export function newClient(kind: 'v2-legacy' | 'v2-auto'): Client {
+/**
+ * A v2 client that accepts elicitation (answering ok: true) and sampling, and asks for each
+ * tool's full provenance in tools/list (most tests read it) unless `provenance` is false.
+ */
+export function newClient(kind: 'v2-legacy' | 'v2-auto', { provenance = true } = {}): Client {
   const client = new Client(
     { name: `test-${kind}`, version: '1.0.0' },
     {
-      capabilities: { elicitation: { form: {} } },
+      capabilities: {
+        elicitation: { form: {} },
+        ...(provenance ? provenanceCapabilities() : {}),
+      },
       ...(kind === 'v2-auto' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
     },
   );
@@ -160,11 +167,11 @@ export async function connectStdioV1(
   return { client, transport, stderr: () => text };
 }
 
-/** A v1 client that accepts elicitation (answering ok: true). */
+/** A v1 client that accepts elicitation (answering ok: true) and asks for provenance. */
 export function newV1Client(): V1Client {
   const client = new V1Client(
     { name: 'test-v1', version: '1.0.0' },
-    { capabilities: { elicitation: {} } },
+    { capabilities: { elicitation: {}, ...provenanceCapabilities() } },
   );
   client.setRequestHandler(ElicitRequestSchema, () =>
     Promise.resolve({ action: 'accept' as const, content: { ok: true, sure: true } }),

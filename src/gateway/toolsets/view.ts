@@ -3,7 +3,7 @@ import { hydrateDescription } from '../../core/notes/notes.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { AnnotationOverride, Toolset } from '../../store/types.js';
 import type { CatalogEntry } from '../catalog-entry.js';
-import { adjustEntry, withResolvableMarker } from '../catalog-entry.js';
+import { adjustEntry, compactListed, withResolvableMarker } from '../catalog-entry.js';
 import type { Catalog } from '../catalog.js';
 import { compileScopedRules } from '../dynamic/settings.js';
 import type { ScopedRule } from '../dynamic/spec.js';
@@ -76,9 +76,9 @@ export class ToolView {
   private readonly catalog: Catalog;
   private readonly adjusted: ReadonlyMap<CatalogEntry, CatalogEntry>;
   private readonly local: ReadonlyMap<string, CatalogEntry>;
-  private json: ListJson | undefined;
-  private resolvableListed: readonly JsonObject[] | undefined;
-  private resolvableJson: ListJson | undefined;
+  /** The listing variants built so far (see {@link listedFor}), and their JSON. */
+  private readonly variants = new Map<number, readonly JsonObject[]>();
+  private readonly variantJson = new Map<number, ListJson>();
   private restricted: Map<string, RestrictedListing> | undefined;
 
   constructor(input: ViewInput) {
@@ -150,15 +150,18 @@ export class ToolView {
 
   /**
    * The tools/list items for a client that negotiated the tool-resolution extension
-   * (`resolvable`: dynamic tools carry its `_meta` marker) or not ({@link listed}). Built
-   * once per view; the same array when no tool is dynamic.
+   * (`resolvable`: dynamic tools carry its `_meta` marker) or not, and that asked for each
+   * tool's full provenance (`provenance`) or gets the compact form ({@link compactListed}).
+   * Built once per view and variant; the same array when nothing differs.
    */
-  listedFor(resolvable: boolean): readonly JsonObject[] {
-    if (!resolvable) return this.listed;
-    this.resolvableListed ??= this.listed.some((tool) => tool['dynamicAnnotations'] === true)
-      ? this.listed.map(withResolvableMarker)
-      : this.listed;
-    return this.resolvableListed;
+  listedFor(resolvable: boolean, provenance = true): readonly JsonObject[] {
+    const key = variantKey(resolvable, provenance);
+    let found = this.variants.get(key);
+    if (found === undefined) {
+      found = listingVariant(this.listed, resolvable, provenance);
+      this.variants.set(key, found);
+    }
+    return found;
   }
 
   /**
@@ -166,17 +169,15 @@ export class ToolView {
    * {@link asciiJson}). Each tool's JSON is kept with its listed object, so a view rebuilt
    * after one note changed serializes only the tools that changed and joins the rest.
    */
-  listJson(resolvable = false): ListJson {
-    const listed = this.listedFor(resolvable);
-    if (resolvable && listed !== this.listed) {
-      this.resolvableJson ??= {
-        tools: `[${listed.map(toolJson).join(',')}]`,
-        meta: this.metaJson(),
-      };
-      return this.resolvableJson;
+  listJson(resolvable = false, provenance = true): ListJson {
+    const key = variantKey(resolvable, provenance);
+    let json = this.variantJson.get(key);
+    if (json === undefined) {
+      const listed = this.listedFor(resolvable, provenance);
+      json = { tools: `[${listed.map(toolJson).join(',')}]`, meta: this.metaJson() };
+      this.variantJson.set(key, json);
     }
-    this.json ??= { tools: `[${this.listed.map(toolJson).join(',')}]`, meta: this.metaJson() };
-    return this.json;
+    return json;
   }
 
   /**
@@ -187,25 +188,42 @@ export class ToolView {
     this.restricted ??= new Map();
     let found = this.restricted.get(key);
     if (found === undefined) {
-      const kept = (listed: readonly JsonObject[]): readonly JsonObject[] =>
-        listed.filter((tool) => {
+      const kept = new Set(
+        this.listed.filter((tool) => {
           const name = tool['name'];
           if (typeof name !== 'string') return false;
           const known = this.lookup(name);
           return (known.kind === 'tool' || known.kind === 'local') && allowed(known.entry);
-        });
-      const listed = kept(this.listed);
-      const resolvable = this.listedFor(true);
-      const resolvableListed = resolvable === this.listed ? listed : kept(resolvable);
+        }),
+      );
       const meta = this.metaJson();
-      let json: ListJson | undefined;
-      let resolvableJson: ListJson | undefined;
+      const variants = new Map<number, readonly JsonObject[]>();
+      const jsons = new Map<number, ListJson>();
+      const listedFor = (resolvable: boolean, provenance = true): readonly JsonObject[] => {
+        const key = variantKey(resolvable, provenance);
+        let listed = variants.get(key);
+        if (listed === undefined) {
+          // Variants map the view's items one to one, so the kept ones sit at the same places.
+          const all = this.listedFor(resolvable, provenance);
+          listed = all.filter((_tool, index) => kept.has(this.listed[index] as JsonObject));
+          variants.set(key, listed);
+        }
+        return listed;
+      };
       found = {
-        listedFor: (wantsResolvable) => (wantsResolvable ? resolvableListed : listed),
-        listJson: (wantsResolvable) =>
-          wantsResolvable && resolvableListed !== listed
-            ? (resolvableJson ??= { tools: `[${resolvableListed.map(toolJson).join(',')}]`, meta })
-            : (json ??= { tools: `[${listed.map(toolJson).join(',')}]`, meta }),
+        listedFor,
+        listJson: (resolvable, provenance = true) => {
+          const key = variantKey(resolvable, provenance);
+          let json = jsons.get(key);
+          if (json === undefined) {
+            json = {
+              tools: `[${listedFor(resolvable, provenance).map(toolJson).join(',')}]`,
+              meta,
+            };
+            jsons.set(key, json);
+          }
+          return json;
+        },
       };
       // Bounded: a view lives until the catalog or a toolset changes; principals may be many.
       if (this.restricted.size >= MAX_RESTRICTED) this.restricted.clear();
@@ -221,8 +239,27 @@ export class ToolView {
 
 /** A view's listing as one principal sees it (see {@link ToolView.restrictedTo}). */
 export interface RestrictedListing {
-  listedFor(resolvable: boolean): readonly JsonObject[];
-  listJson(resolvable: boolean): ListJson;
+  listedFor(resolvable: boolean, provenance?: boolean): readonly JsonObject[];
+  listJson(resolvable: boolean, provenance?: boolean): ListJson;
+}
+
+/** One number per listing variant. */
+function variantKey(resolvable: boolean, provenance: boolean): number {
+  return (resolvable ? 1 : 0) + (provenance ? 2 : 0);
+}
+
+/** The view's items as one variant lists them: one item per item, in the same order. */
+function listingVariant(
+  listed: readonly JsonObject[],
+  resolvable: boolean,
+  provenance: boolean,
+): readonly JsonObject[] {
+  let variant = listed;
+  if (resolvable && listed.some((tool) => tool['dynamicAnnotations'] === true)) {
+    variant = variant.map(withResolvableMarker);
+  }
+  if (!provenance) variant = variant.map(compactListed);
+  return variant;
 }
 
 /** Restricted listings kept per view. */

@@ -1,0 +1,114 @@
+/**
+ * A store still opening, usable at once: every call waits for the open to finish and then
+ * runs on the opened store. The gateway starts its servers while the store opens (PGlite
+ * compiling its WebAssembly, or creating its database on the first run, PostgreSQL
+ * connecting and migrating) instead of after it; what needs the store (pins, toolsets, the
+ * audit log) waits for it, and nothing else does.
+ */
+import type { Store } from './interface.js';
+import type { StoreKind, StoreListener } from './types.js';
+
+/** The asynchronous methods of {@link Store}, all forwarded alike. */
+type Forwarded = {
+  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof Store];
+
+/**
+ * A {@link Store} over one being opened. `kind` and `location` are known before the open
+ * ends (the location is the opened store's once it is there). A failed open fails every
+ * call with the open's own error; `close` then has nothing to close.
+ */
+export class DeferredStore implements Store {
+  readonly kind: StoreKind;
+  /** Resolves with the opened store; rejects with the reason it could not be opened. */
+  readonly opened: Promise<Store>;
+  #store: Store | undefined;
+  #location: string;
+  #listeners = new Map<StoreListener, () => void>();
+  #closed = false;
+
+  constructor(kind: StoreKind, location: string, opening: Promise<Store>) {
+    this.kind = kind;
+    this.#location = location;
+    this.opened = opening.then((store) => {
+      this.#store = store;
+      this.#location = store.location;
+      // Listeners registered while opening are attached to the opened store.
+      for (const listener of this.#listeners.keys()) {
+        this.#listeners.set(listener, store.watch(listener));
+      }
+      return store;
+    });
+    // The failure is reported by each call that waits, and by whoever awaits `opened`.
+    this.opened.catch(() => undefined);
+  }
+
+  get location(): string {
+    return this.#location;
+  }
+
+  /** The opened store, once it is (undefined while opening or after a failed open). */
+  get current(): Store | undefined {
+    return this.#store;
+  }
+
+  async #call<K extends Forwarded>(name: K, args: Parameters<Store[K]>): Promise<unknown> {
+    const store = this.#store ?? (await this.opened);
+    return (store[name] as (...a: Parameters<Store[K]>) => Promise<unknown>)(...args);
+  }
+
+  listToolsets: Store['listToolsets'] = (...a) => this.#forward('listToolsets', a);
+  getToolset: Store['getToolset'] = (...a) => this.#forward('getToolset', a);
+  createToolset: Store['createToolset'] = (...a) => this.#forward('createToolset', a);
+  updateToolset: Store['updateToolset'] = (...a) => this.#forward('updateToolset', a);
+  addMembers: Store['addMembers'] = (...a) => this.#forward('addMembers', a);
+  removeMembers: Store['removeMembers'] = (...a) => this.#forward('removeMembers', a);
+  setToolsetRules: Store['setToolsetRules'] = (...a) => this.#forward('setToolsetRules', a);
+  deleteToolset: Store['deleteToolset'] = (...a) => this.#forward('deleteToolset', a);
+  addNotes: Store['addNotes'] = (...a) => this.#forward('addNotes', a);
+  editNote: Store['editNote'] = (...a) => this.#forward('editNote', a);
+  removeNote: Store['removeNote'] = (...a) => this.#forward('removeNote', a);
+  listNotes: Store['listNotes'] = (...a) => this.#forward('listNotes', a);
+  setOverride: Store['setOverride'] = (...a) => this.#forward('setOverride', a);
+  unsetOverride: Store['unsetOverride'] = (...a) => this.#forward('unsetOverride', a);
+  listOverrides: Store['listOverrides'] = (...a) => this.#forward('listOverrides', a);
+  getGlobalOverrides: Store['getGlobalOverrides'] = (...a) =>
+    this.#forward('getGlobalOverrides', a);
+  exportToolset: Store['exportToolset'] = (...a) => this.#forward('exportToolset', a);
+  importToolset: Store['importToolset'] = (...a) => this.#forward('importToolset', a);
+  getDefaultToolset: Store['getDefaultToolset'] = (...a) => this.#forward('getDefaultToolset', a);
+  setDefaultToolset: Store['setDefaultToolset'] = (...a) => this.#forward('setDefaultToolset', a);
+  createApproval: Store['createApproval'] = (...a) => this.#forward('createApproval', a);
+  getApproval: Store['getApproval'] = (...a) => this.#forward('getApproval', a);
+  listApprovals: Store['listApprovals'] = (...a) => this.#forward('listApprovals', a);
+  decideApproval: Store['decideApproval'] = (...a) => this.#forward('decideApproval', a);
+  expireApprovals: Store['expireApprovals'] = (...a) => this.#forward('expireApprovals', a);
+  claimNonce: Store['claimNonce'] = (...a) => this.#forward('claimNonce', a);
+  listPins: Store['listPins'] = (...a) => this.#forward('listPins', a);
+  savePins: Store['savePins'] = (...a) => this.#forward('savePins', a);
+  decidePins: Store['decidePins'] = (...a) => this.#forward('decidePins', a);
+  appendAudit: Store['appendAudit'] = (...a) => this.#forward('appendAudit', a);
+  queryAudit: Store['queryAudit'] = (...a) => this.#forward('queryAudit', a);
+  setAdminEndpoint: Store['setAdminEndpoint'] = (...a) => this.#forward('setAdminEndpoint', a);
+
+  watch(listener: StoreListener): () => void {
+    const store = this.#store;
+    this.#listeners.set(listener, store === undefined ? () => undefined : store.watch(listener));
+    return () => {
+      this.#listeners.get(listener)?.();
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Closes the opened store; waits for an open under way first (a failed one: nothing to do). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const store = await this.opened.catch(() => undefined);
+    await store?.close();
+  }
+
+  #forward<K extends Forwarded>(name: K, args: Parameters<Store[K]>): ReturnType<Store[K]> {
+    return this.#call(name, args) as ReturnType<Store[K]>;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The embedded database, running only while it is used: opened on the first statement,
+ * closed (its process ended, every byte it held returned) once nothing has used it for a
+ * while, and opened again by the next statement. A gateway reads the store at start (pins,
+ * toolsets) and writes it in bursts (audit batches, decisions); between them, an idle
+ * PGlite would hold about 130 MiB for nothing. The data directory's lock is held all along:
+ * closing the database is not giving it up.
+ */
+import type { PgliteWorker } from './pglite-worker.js';
+import type { Sql } from './sql.js';
+
+/** How long the database stays open with nothing to do, by default. */
+export const PGLITE_IDLE_CLOSE_MS = 30_000;
+
+/** What the store's driver uses of a database. */
+export type PgliteHandle = Pick<PgliteWorker, 'sql' | 'transaction' | 'close'>;
+
+/**
+ * A {@link PgliteHandle} over databases opened by `open` when needed and closed after
+ * `idleMs` without a statement or transaction in progress. `first` is an already open one
+ * (the open that ran the migrations).
+ */
+export class IdlePglite implements PgliteHandle {
+  #db: Promise<PgliteWorker> | undefined;
+  #closing: Promise<void> = Promise.resolve();
+  #active = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly open: () => Promise<PgliteWorker>,
+    private readonly idleMs: number,
+    first?: PgliteWorker,
+  ) {
+    if (first !== undefined) {
+      this.#db = Promise.resolve(first);
+      this.#idle();
+    }
+  }
+
+  /** Whether a database is open (or opening) now. */
+  get isOpen(): boolean {
+    return this.#db !== undefined;
+  }
+
+  readonly sql: Sql = {
+    query: <R>(text: string, params?: readonly unknown[]) =>
+      this.#use((db) => db.sql.query<R>(text, params)),
+    exec: (text: string) => this.#use((db) => db.sql.exec(text)),
+  };
+
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.#use((db) => db.transaction(fn));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    const db = this.#db;
+    this.#db = undefined;
+    await this.#closing;
+    if (db !== undefined) await (await db.catch(() => undefined))?.close();
+  }
+
+  async #use<T>(run: (db: PgliteWorker) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new Error('pglite is closed: it was closed');
+    this.#active++;
+    clearTimeout(this.#timer);
+    try {
+      if (this.#db === undefined) {
+        const closing = this.#closing;
+        // Reopened after the previous close has let go of the files.
+        const opening = closing.then(() => this.open());
+        this.#db = opening;
+        // A failed open is not kept: the next statement tries again.
+        opening.catch(() => {
+          if (this.#db === opening) this.#db = undefined;
+        });
+      }
+      return await run(await this.#db);
+    } finally {
+      this.#active--;
+      this.#idle();
+    }
+  }
+
+  /**
+   * Closes the database now if nothing is using it (the next statement opens it again): after
+   * the first run, whose database creation left the process several times its usual size.
+   */
+  suspend(): void {
+    if (this.#active > 0 || this.#db === undefined) return;
+    clearTimeout(this.#timer);
+    const db = this.#db;
+    this.#db = undefined;
+    this.#closing = db.then(
+      (open) => open.close(),
+      () => undefined,
+    );
+  }
+
+  #idle(): void {
+    if (this.#active > 0 || this.#closed || !Number.isFinite(this.idleMs)) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.suspend(), this.idleMs);
+    // An idle database keeps no process alive.
+    this.#timer.unref();
+  }
+}
