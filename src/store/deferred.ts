@@ -87,6 +87,14 @@ export class DeferredStore implements Store {
   listPins: Store['listPins'] = (...a) => this.#forward('listPins', a);
   savePins: Store['savePins'] = (...a) => this.#forward('savePins', a);
   decidePins: Store['decidePins'] = (...a) => this.#forward('decidePins', a);
+  getOAuthCredential: Store['getOAuthCredential'] = (...a) =>
+    this.#forward('getOAuthCredential', a);
+  listOAuthCredentials: Store['listOAuthCredentials'] = (...a) =>
+    this.#forward('listOAuthCredentials', a);
+  saveOAuthCredential: Store['saveOAuthCredential'] = (...a) =>
+    this.#forward('saveOAuthCredential', a);
+  deleteOAuthCredentials: Store['deleteOAuthCredentials'] = (...a) =>
+    this.#forward('deleteOAuthCredentials', a);
   appendAudit: Store['appendAudit'] = (...a) => this.#forward('appendAudit', a);
   queryAudit: Store['queryAudit'] = (...a) => this.#forward('queryAudit', a);
   setAdminEndpoint: Store['setAdminEndpoint'] = (...a) => this.#forward('setAdminEndpoint', a);
