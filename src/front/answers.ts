@@ -109,7 +109,7 @@ export function resultLine(
   serverInfo: JsonObject,
 ): string {
   if (session.era === 'modern')
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(stampModernResult(result, serverInfo))}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${stampedJson(result, serverInfo)}}`;
   if (result['resultType'] === 'input_required') {
     return errorLine(id, {
       code: RPC_ERROR.internalError,
@@ -117,6 +117,28 @@ export function resultLine(
     });
   }
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+}
+
+/** The JSON of each serverInfo object a front stamps 2026 results with, made once. */
+const SERVER_INFO_JSON = new WeakMap<JsonObject, string>();
+const SERVER_INFO_KEY_JSON = JSON.stringify(SERVER_INFO_META_KEY);
+
+/**
+ * `stampModernResult(result, serverInfo)` as JSON. The common result (no `resultType`, no
+ * `_meta`) gets the stamps appended to its own JSON, as the spread would place them, without
+ * copying the result.
+ */
+export function stampedJson(result: JsonObject, serverInfo: JsonObject): string {
+  if (result['resultType'] !== undefined || result['_meta'] !== undefined)
+    return JSON.stringify(stampModernResult(result, serverInfo));
+  let info = SERVER_INFO_JSON.get(serverInfo);
+  if (info === undefined) {
+    info = JSON.stringify(serverInfo);
+    SERVER_INFO_JSON.set(serverInfo, info);
+  }
+  const json = JSON.stringify(result);
+  const stamps = `"resultType":"complete","_meta":{${SERVER_INFO_KEY_JSON}:${info}}}`;
+  return json === '{}' ? `{${stamps}` : `${json.slice(0, -1)},${stamps}`;
 }
 
 /** An error response for whatever a call threw, serialized. */
