@@ -1,6 +1,12 @@
 import { SERVER_INFO_META_KEY, stampModernResult } from '../mcp/era.js';
 import type { JsonObject, RpcErrorObject, RpcId, RpcResponse } from '../mcp/json-rpc.js';
-import { RPC_ERROR, errorResponse, invalidMessageReason, isJsonObject } from '../mcp/json-rpc.js';
+import {
+  RPC_ERROR,
+  errorResponse,
+  invalidMessageReason,
+  isJsonObject,
+  jsonOf,
+} from '../mcp/json-rpc.js';
 import { toJsonRpcError } from '../mcp/rpc-errors.js';
 import type { FrontBackend } from './backend.js';
 import type { SessionInfo } from './session.js';
@@ -116,7 +122,7 @@ export function resultLine(
       message: 'the server asked for input this 2025 client cannot be sent on this path',
     });
   }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${jsonOf(result)}}`;
 }
 
 /** The JSON of each serverInfo object a front stamps 2026 results with, made once. */
@@ -136,7 +142,7 @@ export function stampedJson(result: JsonObject, serverInfo: JsonObject): string 
     info = JSON.stringify(serverInfo);
     SERVER_INFO_JSON.set(serverInfo, info);
   }
-  const json = JSON.stringify(result);
+  const json = jsonOf(result);
   const stamps = `"resultType":"complete","_meta":{${SERVER_INFO_KEY_JSON}:${info}}}`;
   return json === '{}' ? `{${stamps}` : `${json.slice(0, -1)},${stamps}`;
 }

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { rememberJson } from '../mcp/json-rpc.js';
 import type { CallToolResult } from './pipeline/context.js';
 
 /** Bounds of a {@link ResultCache}. */
@@ -87,6 +88,8 @@ export class ResultCache {
   ): void {
     if (generation !== this.generation(server)) return;
     const json = JSON.stringify(result);
+    // The answer to the client is this same text: serialized once.
+    rememberJson(result, json);
     if (json.length + key.length > this.lru.maxEntrySize) return;
     this.lru.set(key, { json, server, generation, storedAt: Date.now() }, { ttl: ttlMs });
     this.counts.stores += 1;
