@@ -10,7 +10,8 @@
  *
  * Goal: p50 at most 1.15 times direct.
  *
- * `COMPARE_CLI=/other/checkout/dist/cli/main.js` adds that build's gateway to every round, so
+ * `COMPARE_CLI=/other/checkout/dist/cli/main.js` (several: separated by commas) adds that build's
+ * gateway to every round, labelled by its checkout's directory, so
  * a change is compared with the code before it in one run rather than across noisy runs.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -34,7 +35,14 @@ import {
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CALLS = Number(process.env['CALLS'] ?? 800);
 const WARMUP = 200;
-const COMPARE_CLI = process.env['COMPARE_CLI'];
+const COMPARE_CLIS = (process.env['COMPARE_CLI'] ?? '').split(',').filter((path) => path !== '');
+/** `SDK_PATH=0` leaves out the gateway with every request through the SDK (a shorter run). */
+const SDK_PATH = process.env['SDK_PATH'] !== '0';
+
+/** A short label for another build: its checkout's directory (`…/<checkout>/dist/cli/main.js`). */
+function compareLabel(path: string): string {
+  return `gw ${path.split('/').slice(-4, -3).join('')}`.slice(0, 22);
+}
 const BURST = 2000;
 
 interface Setup {
@@ -73,22 +81,35 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       [CLI, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
       'echo_echo',
     ),
-    ...(COMPARE_CLI === undefined
-      ? []
-      : [
+    ...(await Promise.all(
+      COMPARE_CLIS.map((COMPARE) =>
+        open(
+          compareLabel(COMPARE),
+          auto,
+          [COMPARE, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
+          'echo_echo',
+        ),
+      ),
+    )),
+    ...(SDK_PATH
+      ? [
           await open(
-            'gateway (COMPARE_CLI)',
+            'gateway, SDK path',
             auto,
-            [COMPARE_CLI, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
+            [
+              CLI,
+              'serve',
+              '--no-fast-path',
+              '--config',
+              config(),
+              '--http',
+              '127.0.0.1:0',
+              '--no-auth',
+            ],
             'echo_echo',
           ),
-        ]),
-    await open(
-      'gateway, SDK path',
-      auto,
-      [CLI, 'serve', '--no-fast-path', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
-      'echo_echo',
-    ),
+        ]
+      : []),
   ];
   for (let round = 0; round < ROUNDS; round++) {
     for (const setup of setups) {

@@ -18,9 +18,7 @@ import { RawLane } from './raw-lane.js';
 import {
   declaresHeaders,
   requestViaClient,
-  withClientCapabilities,
-  withLogLevel,
-  withoutClientEnvelope,
+  shapeForEra,
   withoutProgressToken,
 } from './requests.js';
 import type { DownstreamSnapshot, ListKind } from './snapshot.js';
@@ -322,12 +320,7 @@ export class Downstream {
    */
   private forEra(params: JsonObject, options: DownstreamCallOptions): JsonObject {
     const era = this.statusValue.state === 'up' ? this.statusValue.era : 'legacy';
-    const shaped = withoutClientEnvelope(params, era);
-    if (era !== 'modern') return shaped;
-    return withClientCapabilities(
-      withLogLevel(shaped, options.logLevel),
-      options.clientCapabilities,
-    );
+    return shapeForEra(params, era, options.logLevel, options.clientCapabilities);
   }
 
   private envelopeFor(clientCapabilities: JsonObject | undefined): JsonObject | undefined {

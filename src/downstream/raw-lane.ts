@@ -60,8 +60,13 @@ export class RawLane {
   request(method: string, params: JsonObject, options: RawRequestOptions): Promise<JsonObject> {
     const id = `${ID_PREFIX}${++this.next}`;
     const meta = outgoingMeta(params['_meta'], options, id);
-    const body: JsonObject = meta === undefined ? { ...params } : { ...params, _meta: meta };
-    if (meta === undefined) delete body['_meta'];
+    // Serialized at once and never kept: the params go as they are unless `_meta` changes.
+    let body = params;
+    if (meta !== undefined) body = { ...params, _meta: meta };
+    else if ('_meta' in params) {
+      body = { ...params };
+      delete body['_meta'];
+    }
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     return new Promise<JsonObject>((resolve, reject) => {
@@ -183,16 +188,40 @@ export class RawLane {
   }
 }
 
+/**
+ * The request's `_meta` as the server gets it: the caller's members without its progress
+ * token, the envelope's over them, and the lane's own progress token when progress is
+ * wanted; undefined when that leaves nothing (the common call: nothing allocated).
+ */
 function outgoingMeta(
   meta: unknown,
   options: RawRequestOptions,
   id: string,
 ): JsonObject | undefined {
-  const base: JsonObject = isJsonObject(meta) ? { ...meta } : {};
-  delete base['progressToken'];
-  if (options.envelope !== undefined) Object.assign(base, options.envelope);
-  if (options.onProgress !== undefined) base['progressToken'] = id;
-  return Object.keys(base).length === 0 ? undefined : base;
+  const { envelope } = options;
+  const progress = options.onProgress !== undefined;
+  const own = isJsonObject(meta) ? meta : undefined;
+  if (own === undefined && envelope === undefined && !progress) return undefined;
+  const base: JsonObject = {};
+  let members = 0;
+  if (own !== undefined) {
+    for (const key in own) {
+      if (key === 'progressToken') continue;
+      base[key] = own[key];
+      members += 1;
+    }
+  }
+  if (envelope !== undefined) {
+    for (const key in envelope) {
+      base[key] = envelope[key];
+      members += 1;
+    }
+  }
+  if (progress) {
+    base['progressToken'] = id;
+    members += 1;
+  }
+  return members === 0 ? undefined : base;
 }
 
 function abortReason(signal: AbortSignal): Error {

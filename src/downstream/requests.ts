@@ -125,6 +125,61 @@ export function withClientCapabilities(
   };
 }
 
+/**
+ * A client's request as a server of `era` gets it, in one copy: {@link withoutClientEnvelope},
+ * then for a 2026 server {@link withLogLevel} and {@link withClientCapabilities}, which give
+ * the same params with a copy of the params and of `_meta` each (this is the hot path of a
+ * call).
+ */
+export function shapeForEra(
+  params: JsonObject,
+  era: Era,
+  logLevel: string | undefined,
+  capabilities: JsonObject | undefined,
+): JsonObject {
+  const meta = params['_meta'];
+  const modern = era === 'modern';
+  const addLevel = modern && logLevel !== undefined;
+  const addCapabilities = modern && capabilities !== undefined;
+  if (!isJsonObject(meta)) {
+    if (!addLevel && !addCapabilities) return params;
+    const added: JsonObject = {};
+    if (addLevel) added[LOG_LEVEL_META_KEY] = logLevel;
+    if (addCapabilities) added[CLIENT_CAPABILITIES_META_KEY] = capabilities;
+    return { ...params, _meta: added };
+  }
+  let rest: JsonObject | undefined;
+  let kept = 0;
+  for (const key in meta) {
+    if (CLIENT_ENVELOPE_KEYS.includes(key) || (!modern && key === LOG_LEVEL_META_KEY)) {
+      rest ??= copyUntil(meta, key);
+      continue;
+    }
+    kept += 1;
+    if (rest !== undefined) rest[key] = meta[key];
+  }
+  const hasLevel = rest === undefined ? LOG_LEVEL_META_KEY in meta : LOG_LEVEL_META_KEY in rest;
+  const withLevel = addLevel && !hasLevel;
+  if (rest === undefined && !withLevel && !addCapabilities) return params;
+  const shaped: JsonObject = rest ?? { ...meta };
+  if (withLevel) shaped[LOG_LEVEL_META_KEY] = logLevel;
+  if (addCapabilities) shaped[CLIENT_CAPABILITIES_META_KEY] = capabilities;
+  const copy: JsonObject = { ...params };
+  if (kept === 0 && !withLevel && !addCapabilities) delete copy['_meta'];
+  else copy['_meta'] = shaped;
+  return copy;
+}
+
+/** The members of `meta` before `stop`, in their order. */
+function copyUntil(meta: JsonObject, stop: string): JsonObject {
+  const copy: JsonObject = {};
+  for (const key in meta) {
+    if (key === stop) break;
+    copy[key] = meta[key];
+  }
+  return copy;
+}
+
 /** The params without the client's progress token (the downstream side sets its own). */
 export function withoutProgressToken(params: JsonObject): JsonObject {
   const meta = params['_meta'];

@@ -1,6 +1,12 @@
 import { SERVER_INFO_META_KEY, stampModernResult } from '../mcp/era.js';
 import type { JsonObject, RpcErrorObject, RpcId, RpcResponse } from '../mcp/json-rpc.js';
-import { RPC_ERROR, errorResponse, invalidMessageReason, isJsonObject } from '../mcp/json-rpc.js';
+import {
+  RPC_ERROR,
+  errorResponse,
+  invalidMessageReason,
+  isJsonObject,
+  jsonOf,
+} from '../mcp/json-rpc.js';
 import { toJsonRpcError } from '../mcp/rpc-errors.js';
 import type { FrontBackend } from './backend.js';
 import type { SessionInfo } from './session.js';
@@ -109,14 +115,36 @@ export function resultLine(
   serverInfo: JsonObject,
 ): string {
   if (session.era === 'modern')
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(stampModernResult(result, serverInfo))}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${stampedJson(result, serverInfo)}}`;
   if (result['resultType'] === 'input_required') {
     return errorLine(id, {
       code: RPC_ERROR.internalError,
       message: 'the server asked for input this 2025 client cannot be sent on this path',
     });
   }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${jsonOf(result)}}`;
+}
+
+/** The JSON of each serverInfo object a front stamps 2026 results with, made once. */
+const SERVER_INFO_JSON = new WeakMap<JsonObject, string>();
+const SERVER_INFO_KEY_JSON = JSON.stringify(SERVER_INFO_META_KEY);
+
+/**
+ * `stampModernResult(result, serverInfo)` as JSON. The common result (no `resultType`, no
+ * `_meta`) gets the stamps appended to its own JSON, as the spread would place them, without
+ * copying the result.
+ */
+export function stampedJson(result: JsonObject, serverInfo: JsonObject): string {
+  if (result['resultType'] !== undefined || result['_meta'] !== undefined)
+    return JSON.stringify(stampModernResult(result, serverInfo));
+  let info = SERVER_INFO_JSON.get(serverInfo);
+  if (info === undefined) {
+    info = JSON.stringify(serverInfo);
+    SERVER_INFO_JSON.set(serverInfo, info);
+  }
+  const json = jsonOf(result);
+  const stamps = `"resultType":"complete","_meta":{${SERVER_INFO_KEY_JSON}:${info}}}`;
+  return json === '{}' ? `{${stamps}` : `${json.slice(0, -1)},${stamps}`;
 }
 
 /** An error response for whatever a call threw, serialized. */

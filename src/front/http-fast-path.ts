@@ -48,6 +48,12 @@ export class HttpFastPath {
   private readonly serverInfo: JsonObject;
   /** Per 2025 session, its client as seen from a call without a stream of its own. */
   private readonly links = new WeakMap<Server, ClientLink>();
+  /**
+   * Per 2025 session, the session info of its last fast call: the same object while the
+   * handshake and the principal are the same, so what is derived from it per session object
+   * (the cache's caller key, the caller of the server's messages) is made once.
+   */
+  private readonly sessions = new WeakMap<Server, SessionInfo>();
   private streams = 0;
 
   constructor(private readonly backend: FrontBackend) {
@@ -100,16 +106,7 @@ export class HttpFastPath {
     const version = request.headers.get('mcp-protocol-version');
     if (session !== undefined) {
       if (envelopeVersion(params) !== undefined) return undefined;
-      const info = legacySession(
-        {
-          protocolVersion: session.server.getNegotiatedProtocolVersion(),
-          clientInfo: session.server.getClientVersion(),
-          clientCapabilities: session.server.getClientCapabilities(),
-        },
-        'http',
-        session.id,
-        principal,
-      );
+      const info = this.legacyInfo(session, principal);
       if (
         info.protocolVersion === undefined ||
         (version !== null && version !== info.protocolVersion)
@@ -123,6 +120,32 @@ export class HttpFastPath {
     if (request.headers.get('mcp-method') !== method) return undefined;
     const header = request.headers.get('mcp-name');
     if (header !== name && (method === 'tools/call' || header !== null)) return undefined;
+    return info;
+  }
+
+  /** The session info of a 2025 session's request, reused while nothing in it changed. */
+  private legacyInfo(session: FastSession, principal: string | undefined): SessionInfo {
+    const { server } = session;
+    const protocolVersion = server.getNegotiatedProtocolVersion();
+    const clientInfo = server.getClientVersion();
+    const clientCapabilities = server.getClientCapabilities();
+    const known = this.sessions.get(server);
+    if (
+      known !== undefined &&
+      known.id === session.id &&
+      known.principal === principal &&
+      known.protocolVersion === protocolVersion &&
+      known.clientInfo === clientInfo &&
+      known.clientCapabilities === clientCapabilities
+    )
+      return known;
+    const info = legacySession(
+      { protocolVersion, clientInfo, clientCapabilities },
+      'http',
+      session.id,
+      principal,
+    );
+    this.sessions.set(server, info);
     return info;
   }
 

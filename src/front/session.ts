@@ -38,5 +38,13 @@ export function emptySession(id: string, front: FrontKind): SessionInfo {
  * a server sends outside an answer goes to a call only while one caller has calls in flight.
  */
 export function callerOf(session: SessionInfo): string {
-  return `${session.front}\u0000${session.id}\u0000${session.principal ?? ''}`;
+  let caller = CALLERS.get(session);
+  if (caller === undefined) {
+    caller = `${session.front}\u0000${session.id}\u0000${session.principal ?? ''}`;
+    CALLERS.set(session, caller);
+  }
+  return caller;
 }
+
+/** Per session object (a 2025 connection keeps one for all its calls): its caller, built once. */
+const CALLERS = new WeakMap<SessionInfo, string>();

@@ -76,6 +76,20 @@ export interface CallPolicy {
   close(): Promise<void>;
 }
 
+/** How long after a call ends its audit record is built (redaction included). */
+const AUDIT_BUILD_DELAY_MS = 50;
+
+/** How long built audit records wait, at most, before they are written in one transaction. */
+const AUDIT_FLUSH_INTERVAL_MS = 250;
+
+/**
+ * The audit log's flush window: a call's record is committed to the store at most this long
+ * after the call is answered, plus the time the insert of its batch takes. A gateway stopped
+ * by SIGTERM, SIGINT or its stdio client leaving writes every record before it exits; one
+ * killed outright (`kill -9`, a crash) loses at most the calls answered within this window.
+ */
+export const AUDIT_FLUSH_WINDOW_MS = AUDIT_BUILD_DELAY_MS + AUDIT_FLUSH_INTERVAL_MS;
+
 /** A step that only calls `next`, named after the step it stands for. */
 function passThrough(name: string): CallMiddleware {
   const step: CallMiddleware = (_ctx, next) => next();
@@ -96,6 +110,7 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
           // Fewer, larger batches: the embedded store inserts 1,000 records in about twice
           // the time of 200, and it runs on the gateway's own thread.
           maxBatch: 1_000,
+          flushIntervalMs: AUDIT_FLUSH_INTERVAL_MS,
           onUnavailable: (error, waiting, retryInMs) => {
             // One line when the outage starts, and again when it has lasted a while.
             if (retryInMs === 250 || retryInMs === 30_000)
@@ -114,6 +129,7 @@ export function createCallPolicy(options: CallPolicyOptions): CallPolicy {
         }),
         {
           restrictedArguments: (server, tool) => settings.forTool(server, tool).restrictedArguments,
+          delayMs: AUDIT_BUILD_DELAY_MS,
         },
       )
     : undefined;

@@ -286,6 +286,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       unwatchPins();
       unwatchLogins();
       toolsets.close();
+      // The audit records of answered calls first: closing servers may take a while.
+      await calls.flush();
       await servers.close();
       await calls.close();
       await pins.flushed();

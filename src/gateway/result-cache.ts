@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { rememberJson } from '../mcp/json-rpc.js';
 import type { CallToolResult } from './pipeline/context.js';
 
 /** Bounds of a {@link ResultCache}. */
@@ -20,6 +21,9 @@ export interface CacheStats {
   readonly entries: number;
   readonly bytes: number;
 }
+
+/** Results whose JSON is at least this long keep it for the answer (see `rememberJson`). */
+const REMEMBERED_JSON_BYTES = 1024;
 
 interface Cached {
   /** The result as JSON: a hit gets its own copy, so nothing cached can be changed. */
@@ -87,6 +91,9 @@ export class ResultCache {
   ): void {
     if (generation !== this.generation(server)) return;
     const json = JSON.stringify(result);
+    // The answer to the client is this same text: a large result is serialized once (for a
+    // small one, remembering costs more than serializing again).
+    if (json.length >= REMEMBERED_JSON_BYTES) rememberJson(result, json);
     if (json.length + key.length > this.lru.maxEntrySize) return;
     this.lru.set(key, { json, server, generation, storedAt: Date.now() }, { ttl: ttlMs });
     this.counts.stores += 1;

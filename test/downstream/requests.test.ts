@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   declaresHeaders,
+  shapeForEra,
   withClientCapabilities,
   withLogLevel,
   withoutClientEnvelope,
@@ -51,6 +52,40 @@ describe("a client's request shaped for a server", () => {
       name: 't',
       _meta: { progressToken: 1, [CLIENT_CAPABILITIES_META_KEY]: { roots: {} } },
     });
+  });
+
+  it.each([
+    ['no _meta', { name: 't', arguments: { a: 1 } }],
+    ['a _meta that is not an object', { name: 't', _meta: 'odd' }],
+    ['an empty _meta', { name: 't', _meta: {} }],
+    ['only a progress token', { name: 't', _meta: { progressToken: 3 } }],
+    ['a whole envelope', { name: 't', _meta: envelope }],
+    ['only envelope keys', { name: 't', _meta: { [CLIENT_INFO_META_KEY]: { name: 'c' } } }],
+    [
+      'vendor keys around the envelope',
+      {
+        name: 't',
+        _meta: { 'vendor.test/a': 1, [PROTOCOL_VERSION_META_KEY]: 'x', 'vendor.test/b': [2] },
+      },
+    ],
+    ['its own log level', { name: 't', _meta: { [LOG_LEVEL_META_KEY]: 'error', x: 1 } }],
+  ])('shapes a request with %s in one copy, as the three steps do', (_what, params) => {
+    const levels = [undefined, 'debug'];
+    const capabilities = [undefined, { roots: {} }];
+    for (const era of ['legacy', 'modern'] as const)
+      for (const level of levels)
+        for (const declared of capabilities) {
+          const stepwise = withoutClientEnvelope(params, era);
+          const expected =
+            era === 'modern'
+              ? withClientCapabilities(withLogLevel(stepwise, level), declared)
+              : stepwise;
+          const shaped = shapeForEra(params, era, level, declared);
+          expect(shaped).toEqual(expected);
+          // Same members in the same order, and the request itself untouched.
+          expect(JSON.stringify(shaped)).toBe(JSON.stringify(expected));
+          if (expected === params) expect(shaped).toBe(params);
+        }
   });
 
   it('knows a tool that declares parameters for Mcp-Param headers', () => {

@@ -3,6 +3,11 @@ import { effectiveHint } from '../../core/annotations/safety.js';
 import type { HintField } from '../../core/annotations/types.js';
 import { canonicalJson } from '../../core/util/canonical-json.js';
 import type { SessionInfo } from '../../front/session.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '../../mcp/era.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import { isJsonObject } from '../../mcp/json-rpc.js';
 import type { ResultCache } from '../result-cache.js';
@@ -64,7 +69,7 @@ export function cache(
     if (!cacheable) return readOnly ? next() : writeThrough(results, server, next);
 
     const key =
-      `${callerKey(ctx.session)}\u0000${metaKey(ctx.params['_meta'])}\u0000` +
+      `${callerKey(ctx.session)}\u0000${metaKey(ctx.params['_meta'], ctx.session)}\u0000` +
       `${entry.namespacedName}\u0000${argumentsKey(ctx.params['arguments'])}`;
     const hit = results.get(key);
     if (hit !== undefined) {
@@ -173,16 +178,36 @@ export function callerKey(session: SessionInfo): string {
   return key;
 }
 
-/** The call's `_meta` without its progress token (a new one each call), as canonical JSON. */
-function metaKey(meta: unknown): string {
+/**
+ * The call's `_meta` without its progress token (a new one each call), as canonical JSON. A
+ * 2026 request's envelope members that are the very values its session was made of (the
+ * caller key holds them already) are left out: the same key, without canonicalizing the
+ * client's capabilities a second time on every call.
+ */
+function metaKey(meta: unknown, session: SessionInfo): string {
   if (!isJsonObject(meta)) return '';
   let rest: JsonObject | undefined;
   for (const key in meta) {
-    if (key === 'progressToken') continue;
+    if (key === 'progressToken' || inCallerKey(key, meta[key], session)) continue;
     rest ??= {};
     rest[key] = meta[key];
   }
   return rest === undefined ? '' : canonicalJson(rest);
+}
+
+/** True when `_meta[key]` is the session's own envelope value, part of {@link callerKey}. */
+function inCallerKey(key: string, value: unknown, session: SessionInfo): boolean {
+  if (session.era !== 'modern') return false;
+  switch (key) {
+    case CLIENT_CAPABILITIES_META_KEY:
+      return value === session.clientCapabilities;
+    case CLIENT_INFO_META_KEY:
+      return value === session.clientInfo;
+    case PROTOCOL_VERSION_META_KEY:
+      return value === session.protocolVersion;
+    default:
+      return false;
+  }
 }
 
 /**

@@ -30,6 +30,16 @@ export function argumentsProblem(args: unknown): string | undefined {
     const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
     return `arguments must be an object, got ${kind}`;
   }
+  // Most calls pass flat arguments: nothing to walk, and nothing allocated to find that out.
+  let nested = false;
+  for (const key in args) {
+    const value = (args as Record<string, unknown>)[key];
+    if (typeof value === 'object' && value !== null) {
+      nested = true;
+      break;
+    }
+  }
+  if (!nested) return undefined;
   const stack: [unknown, number][] = [[args, 1]];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const [value, depth] = item;

@@ -1,0 +1,171 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AUDIT_FLUSH_WINDOW_MS } from '../../src/gateway/call-policy.js';
+import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
+import { LOOSE, connectStdio } from '../helpers/gateway.js';
+import type { TestStorage } from '../helpers/store.js';
+import { storeSpec, testStorage } from '../helpers/store.js';
+import { waitForRelease } from '../helpers/toolsets.js';
+import { STORE_KINDS } from '../store/helpers/harness.js';
+
+/** Calls kept in flight at once: the audit log batches them as a busy client's would be. */
+const IN_FLIGHT = 16;
+
+/**
+ * How long after the window a killed gateway's last batch may still be committing: the
+ * insert of one batch on a loaded test machine.
+ */
+const INSERT_ALLOWANCE_MS = 1_000;
+
+interface Gateway {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  readonly pid: number;
+  readonly exited: Promise<void>;
+  stderr(): string;
+}
+
+interface Acknowledged {
+  /** The call's argument, which its audit record keeps. */
+  readonly text: string;
+  /** When its answer arrived (epoch ms). */
+  readonly at: number;
+}
+
+const storages: TestStorage[] = [];
+afterAll(async () => {
+  for (const storage of storages) await storage.cleanup();
+});
+
+async function start(storage: TestStorage): Promise<Gateway> {
+  const config = writeConfig(
+    scratchDir(),
+    { echo: fixtureServer('echo') },
+    { dataDir: storage.dataDir, store: storeSpec(storage) },
+  );
+  const { client, transport, stderr } = await connectStdio(config, 'v2-legacy');
+  const pid = transport.pid;
+  if (pid === null) throw new Error('the gateway process has no pid');
+  const exited = new Promise<void>((resolve) => {
+    client.onclose = () => resolve();
+  });
+  // Calls go through once the echo server is listed.
+  await client.request({ method: 'tools/list', params: {} }, LOOSE);
+  return { client, transport, pid, exited, stderr };
+}
+
+/**
+ * Keeps {@link IN_FLIGHT} calls going until `stop()` says so (or the gateway goes away),
+ * each with an argument of its own; resolves with the calls that were answered.
+ */
+async function callUntil(
+  client: Client,
+  tag: string,
+  stop: (answered: number) => boolean,
+): Promise<Acknowledged[]> {
+  const answered: Acknowledged[] = [];
+  let next = 0;
+  let gone = false;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (!gone && !stop(answered.length)) {
+        const text = `${tag}-${next++}`;
+        try {
+          await client.request(
+            { method: 'tools/call', params: { name: 'echo_echo', arguments: { text } } },
+            LOOSE,
+          );
+          answered.push({ text, at: Date.now() });
+        } catch {
+          gone = true;
+        }
+      }
+    }),
+  );
+  return answered;
+}
+
+/** The arguments of the audit records of calls tagged `tag`, from the store. */
+async function recordedTexts(storage: TestStorage, tag: string): Promise<Set<string>> {
+  if (storage.kind === 'pglite') await waitForRelease(storage.dataDir);
+  const store = await storage.open();
+  try {
+    const records = await store.queryAudit({ tool: 'echo_echo', limit: 10_000 });
+    const texts = new Set<string>();
+    for (const record of records) {
+      const text = (record.arguments as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string' && text.startsWith(`${tag}-`)) texts.add(text);
+    }
+    return texts;
+  } finally {
+    await store.close();
+  }
+}
+
+function missing(acknowledged: readonly Acknowledged[], recorded: Set<string>): string[] {
+  return acknowledged.filter((call) => !recorded.has(call.text)).map((call) => call.text);
+}
+
+describe.each(STORE_KINDS)(
+  'audit records of a stdio gateway that is stopped (%s store)',
+  (kind) => {
+    it.each(['SIGTERM', 'SIGINT', 'stdin closed'] as const)(
+      'keeps the record of every answered call when stopped by %s with calls in flight',
+      async (how) => {
+        const storage = await testStorage(kind);
+        storages.push(storage);
+        const gateway = await start(storage);
+        const tag = `stop-${how.replace(' ', '-')}`;
+        let stopped = false;
+        const calls = callUntil(gateway.client, tag, (answered) => {
+          // Stopped while calls are still in flight: those get no answer, so no promise.
+          if (answered >= 300 && !stopped) {
+            stopped = true;
+            // The client's close ends the gateway's stdin first (its stderr says which it saw).
+            if (how === 'stdin closed') void gateway.transport.close();
+            else process.kill(gateway.pid, how);
+          }
+          return stopped;
+        });
+        const acknowledged = await calls;
+        await gateway.exited;
+        await gateway.client.close();
+        expect(acknowledged.length).toBeGreaterThanOrEqual(300);
+        const recorded = await recordedTexts(storage, tag);
+        expect(missing(acknowledged, recorded), gateway.stderr()).toEqual([]);
+        expect(gateway.stderr()).toContain(`shutting down (${how})`);
+        // Nothing recorded that was not asked for.
+        expect(recorded.size).toBeLessThanOrEqual(acknowledged.length + IN_FLIGHT);
+      },
+      60_000,
+    );
+
+    it('loses at most the calls answered within the flush window before a SIGKILL', async () => {
+      const storage = await testStorage(kind);
+      storages.push(storage);
+      const gateway = await start(storage);
+      const tag = 'killed';
+      const started = Date.now();
+      // Long enough for several flushes to commit, then killed in the middle of the calls.
+      const calls = callUntil(gateway.client, tag, () => Date.now() - started > 6_000);
+      const kill = new Promise<number>((resolve) =>
+        setTimeout(() => {
+          process.kill(gateway.pid, 'SIGKILL');
+          resolve(Date.now());
+        }, 3_000),
+      );
+      const [acknowledged, killedAt] = await Promise.all([calls, kill]);
+      await gateway.exited;
+      await gateway.client.close();
+      const before = acknowledged.filter(
+        (call) => call.at < killedAt - AUDIT_FLUSH_WINDOW_MS - INSERT_ALLOWANCE_MS,
+      );
+      expect(before.length).toBeGreaterThan(0);
+      const recorded = await recordedTexts(storage, tag);
+      // Every call answered before the last window is there; later ones may be lost.
+      expect(missing(before, recorded)).toEqual([]);
+      expect(recorded.size).toBeGreaterThan(0);
+    }, 60_000);
+  },
+);
