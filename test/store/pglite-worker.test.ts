@@ -5,6 +5,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PgliteWorker } from '../../src/store/pglite-worker.js';
 import { isConnectionError, toStoreError } from '../../src/store/sql.js';
 
+/** The id of the store process of `db` (never 0, which would signal this process's group). */
+function processOf(db: PgliteWorker | undefined): number {
+  const pid = db?.pid;
+  if (pid === undefined || pid <= 0) throw new Error('the store has no process of its own');
+  return pid;
+}
+
 describe('PGlite on its own thread', () => {
   const dirs: string[] = [];
   const open = async (): Promise<PgliteWorker> => {
@@ -115,7 +122,7 @@ describe('PGlite in a child process that dies', () => {
     const db = await PgliteWorker.open(newDir());
     const pid = db.pid;
     expect(pid).toBeTypeOf('number');
-    process.kill(pid ?? 0, 'SIGKILL');
+    process.kill(processOf(db), 'SIGKILL');
     await vi.waitFor(() => expect(db.gone).toBeDefined(), { timeout: 10_000 });
     const error: unknown = await db.sql.query('SELECT 1').catch((e: unknown) => e);
     expect(String(error)).toContain(
@@ -128,7 +135,7 @@ describe('PGlite in a child process that dies', () => {
   it('outlives SIGINT, SIGTERM and SIGHUP sent to it (its process group is signalled)', async () => {
     const db = await PgliteWorker.open(newDir());
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-      process.kill(db.pid ?? 0, signal);
+      process.kill(processOf(db), signal);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await db.sql.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     await db.close();
