@@ -83,10 +83,12 @@ const AUDIT_BUILD_DELAY_MS = 50;
 const AUDIT_FLUSH_INTERVAL_MS = 250;
 
 /**
- * The audit log's flush window: a call's record is committed to the store at most this long
- * after the call is answered, plus the time the insert of its batch takes. A gateway stopped
- * by SIGTERM, SIGINT or its stdio client leaving writes every record before it exits; one
- * killed outright (`kill -9`, a crash) loses at most the calls answered within this window.
+ * The audit log's flush window: a call's record is handed to the store's writer this long
+ * after the call is answered, at most, and committed once its batch's insert (after those of
+ * the batches before it, written in order) is done. A gateway stopped by SIGTERM, SIGINT or
+ * its stdio client leaving writes every record before it exits; one killed outright
+ * (`kill -9`, a crash) loses the records whose batch had not committed: the calls answered
+ * within this window, and more while the store is behind.
  */
 export const AUDIT_FLUSH_WINDOW_MS = AUDIT_BUILD_DELAY_MS + AUDIT_FLUSH_INTERVAL_MS;
 

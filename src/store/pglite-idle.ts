@@ -31,6 +31,7 @@ export class IdlePglite implements PgliteHandle {
     private readonly open: () => Promise<PgliteWorker>,
     private readonly idleMs: number,
     first?: PgliteWorker,
+    private readonly onWarning: (message: string) => void = () => {},
   ) {
     if (first !== undefined) {
       this.#db = Promise.resolve(first);
@@ -63,25 +64,50 @@ export class IdlePglite implements PgliteHandle {
   }
 
   async #use<T>(run: (db: PgliteWorker) => Promise<T>): Promise<T> {
-    if (this.#closed) throw new Error('pglite is closed: it was closed');
+    if (this.#closed) throw new Error('pglite is closed');
     this.#active++;
     clearTimeout(this.#timer);
     try {
-      if (this.#db === undefined) {
-        const closing = this.#closing;
-        // Reopened after the previous close has let go of the files.
-        const opening = closing.then(() => this.open());
-        this.#db = opening;
-        // A failed open is not kept: the next statement tries again.
-        opening.catch(() => {
-          if (this.#db === opening) this.#db = undefined;
-        });
+      const held = this.#current();
+      let db = await held;
+      if (db.gone !== undefined) {
+        // Its process died (killed, out of memory): ended for good and replaced.
+        if (this.#db === held) {
+          this.onWarning(`reopening the embedded store: ${db.gone.message}`);
+          this.#db = undefined;
+          const dead = db;
+          this.#closing = this.#closeQuietly(this.#closing.then(() => dead.close()));
+        }
+        db = await this.#current();
       }
-      return await run(await this.#db);
+      return await run(db);
     } finally {
       this.#active--;
       this.#idle();
     }
+  }
+
+  /** The open database, opening one when there is none. */
+  #current(): Promise<PgliteWorker> {
+    if (this.#db === undefined) {
+      // Reopened after the previous close has let go of the files.
+      const opening = this.#closing.then(() => this.open());
+      this.#db = opening;
+      // A failed open is not kept: the next statement tries again.
+      opening.catch(() => {
+        if (this.#db === opening) this.#db = undefined;
+      });
+    }
+    return this.#db;
+  }
+
+  /** `closing`, with a failure reported rather than kept (which would fail every reopen). */
+  #closeQuietly(closing: Promise<void>): Promise<void> {
+    return closing.catch((error: unknown) => {
+      this.onWarning(
+        `closing the embedded store failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
   }
 
   /**
@@ -93,9 +119,11 @@ export class IdlePglite implements PgliteHandle {
     clearTimeout(this.#timer);
     const db = this.#db;
     this.#db = undefined;
-    this.#closing = db.then(
-      (open) => open.close(),
-      () => undefined,
+    this.#closing = this.#closeQuietly(
+      db.then(
+        (open) => open.close(),
+        () => undefined,
+      ),
     );
   }
 

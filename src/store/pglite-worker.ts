@@ -31,7 +31,10 @@ const THREAD_PRELUDE = `const { parentPort, workerData } = require('node:worker_
 const PROCESS_PRELUDE = `
 const parentPort = { postMessage: (m) => process.send(m), on: (e, f) => process.on(e, f) };
 const workerData = JSON.parse(process.env.HINTGATE_PGLITE_WORKER);
-// The gateway is gone (even by kill -9): the database goes with it.
+// Ctrl-C and service managers signal the whole process group: the store outlives the
+// signal so the gateway can write its last records, and ends when the gateway lets go.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
+// The gateway is gone (even by kill -9), or closed its end: the database goes with it.
 process.on('disconnect', () => process.exit(0));
 `;
 
@@ -173,12 +176,17 @@ class WorkerQueryError extends Error {
 /** How long closing may wait for the database before the thread is ended anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
+/** How much of the store process's stderr its end's message keeps (its last characters). */
+const STDERR_TAIL_CHARS = 2_000;
+
 /** What {@link PgliteWorker} needs of a thread or a child process. */
 interface Host {
   post(message: unknown): void;
   on(event: 'message', listener: (reply: Reply) => void): void;
-  on(event: 'error', listener: (error: Error) => void): void;
-  on(event: 'exit', listener: (code: number | null) => void): void;
+  /** Told once, with why, when the thread or process has ended or could not start. */
+  onEnd(listener: (why: string) => void): void;
+  /** The child process's id (a thread has none). */
+  readonly pid: number | undefined;
   ref(): void;
   unref(): void;
   terminate(): Promise<void>;
@@ -194,6 +202,11 @@ function threadHost(module: string): Host {
     on: (event: string, listener: (arg: never) => void) => {
       worker.on(event, listener as (arg: unknown) => void);
     },
+    onEnd: (listener) => {
+      worker.on('error', (error) => listener(error.message));
+      worker.on('exit', (code) => listener(`its thread exited (code ${code})`));
+    },
+    pid: undefined,
     ref: () => worker.ref(),
     unref: () => worker.unref(),
     terminate: async () => {
@@ -202,36 +215,77 @@ function threadHost(module: string): Host {
   };
 }
 
-function processHost(module: string): Host {
+function processHost(module: string, execPath: string): Host {
   // Structured clones over the IPC channel, as between threads (dates, bigints intact).
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-e', `${PROCESS_PRELUDE}\n${WORKER_SOURCE}`],
-    {
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      serialization: 'advanced',
-      // Only what it needs: the gateway's environment may hold servers' secrets.
-      env: { HINTGATE_PGLITE_WORKER: JSON.stringify({ module }) },
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const child: ChildProcess = spawn(execPath, ['-e', `${PROCESS_PRELUDE}\n${WORKER_SOURCE}`], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'advanced',
+    // Only what it needs: the gateway's environment may hold servers' secrets.
+    env: { HINTGATE_PGLITE_WORKER: JSON.stringify({ module }) },
+  });
+  // The end of what it wrote to stderr, for the message that says it ended.
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
+  });
+  const name = () => `the store process${child.pid === undefined ? '' : ` (pid ${child.pid})`}`;
+  const withStderr = (why: string) => {
+    const tail = stderr.trim();
+    return tail === '' ? why : `${why}; its stderr: ${tail}`;
+  };
+  // A process that could not start emits 'error' and 'close', never 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('close', () => resolve());
+    child.once('error', () => {
+      if (child.pid === undefined) resolve();
+    });
+  });
   return {
     post: (message) => {
-      if (child.send === undefined || !child.connected) throw new Error('its process has exited');
+      if (child.send === undefined || !child.connected) throw new Error(`${name()} has exited`);
       child.send(message as never);
     },
     on: (event: string, listener: (arg: never) => void) => {
       child.on(event, listener as (arg: unknown) => void);
     },
+    onEnd: (listener) => {
+      child.on('error', (error) =>
+        listener(
+          child.pid === undefined
+            ? `cannot start the store process: ${error.message}`
+            : `${name()} failed: ${error.message}`,
+        ),
+      );
+      // 'close' comes after its stderr has been read to the end.
+      child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
+        if (child.pid === undefined) return;
+        listener(
+          withStderr(
+            signal === null
+              ? `${name()} exited with code ${code}`
+              : `${name()} was killed by ${signal}`,
+          ),
+        );
+      });
+    },
+    get pid() {
+      return child.pid;
+    },
     ref: () => {
       child.ref();
       child.channel?.ref();
+      (child.stderr as { ref?: () => void } | null)?.ref?.();
     },
     unref: () => {
       child.unref();
       child.channel?.unref();
+      (child.stderr as { unref?: () => void } | null)?.unref?.();
     },
     terminate: async () => {
+      // Never started: nothing to end.
+      if (child.pid === undefined) return;
       if (child.exitCode === null && child.signalCode === null) {
         // Waiting for its exit keeps this process alive (an unref'd child would not).
         child.ref();
@@ -252,9 +306,9 @@ export class PgliteWorker {
   #next = 1;
   #gone: Error | undefined;
 
-  private constructor(host: PgliteHost) {
+  private constructor(host: PgliteHost, execPath: string) {
     const module = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    this.#worker = host === 'process' ? processHost(module) : threadHost(module);
+    this.#worker = host === 'process' ? processHost(module, execPath) : threadHost(module);
     // Held while a call is pending (a command waiting on the store must not exit), not while
     // idle (an idle database thread keeps no process alive).
     this.#worker.unref();
@@ -266,20 +320,20 @@ export class PgliteWorker {
       if (reply.ok) pending.resolve(reply.value);
       else pending.reject(new WorkerQueryError(reply.error));
     });
-    this.#worker.on('error', (error) => this.#end(error.message));
-    this.#worker.on('exit', (code) => this.#end(`its thread exited (code ${code})`));
+    this.#worker.onEnd((why) => this.#end(why));
   }
 
   /**
    * Starts a worker and opens the database in `dataDir` there, with PostgreSQL `settings`
-   * (`name=value`) as start parameters.
+   * (`name=value`) as start parameters. A process runs `execPath` (this Node by default).
    */
   static async open(
     dataDir: string,
     settings: readonly string[] = [],
     host: PgliteHost = 'process',
+    execPath: string = process.execPath,
   ): Promise<PgliteWorker> {
-    const worker = new PgliteWorker(host);
+    const worker = new PgliteWorker(host, execPath);
     try {
       await worker.#call({ op: 'open', dataDir, settings });
     } catch (error) {
@@ -287,6 +341,16 @@ export class PgliteWorker {
       throw error;
     }
     return worker;
+  }
+
+  /** Why the database can no longer be used (closed, or its process ended), once it cannot. */
+  get gone(): Error | undefined {
+    return this.#gone;
+  }
+
+  /** The store process's id (undefined on a thread, or when it could not start). */
+  get pid(): number | undefined {
+    return this.#worker.pid;
   }
 
   /** Runs statements outside any transaction. */
@@ -319,7 +383,7 @@ export class PgliteWorker {
     } finally {
       clearTimeout(timer);
       await this.#worker.terminate();
-      this.#end('it was closed');
+      this.#end();
     }
   }
 
@@ -345,13 +409,17 @@ export class PgliteWorker {
       } catch (error) {
         this.#pending.delete(id);
         if (this.#pending.size === 0) this.#worker.unref();
-        reject(error instanceof Error ? error : new Error(String(error)));
+        // A channel already closed: its process is ending ('close' will say how).
+        const why = error instanceof Error ? error.message : String(error);
+        this.#end(why);
+        reject(this.#gone ?? new Error(`pglite is closed: ${why}`));
       }
     });
   }
 
-  #end(why: string): void {
-    this.#gone ??= new Error(`pglite is closed: ${why}`);
+  /** Fails every pending and later call: with `why` it ended, without it was closed. */
+  #end(why?: string): void {
+    this.#gone ??= new Error(why === undefined ? 'pglite is closed' : `pglite is closed: ${why}`);
     for (const pending of this.#pending.values()) pending.reject(this.#gone);
     this.#pending.clear();
   }

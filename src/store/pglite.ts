@@ -108,7 +108,12 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     const firstRun = !existsSync(join(dataDir, PGLITE_DATABASE_DIR, 'PG_VERSION'));
     db = await open();
     // Closed when idle, reopened by the next statement (the lock stays held meanwhile).
-    const idle = new IdlePglite(open, options.idleCloseMs ?? PGLITE_IDLE_CLOSE_MS, db);
+    const idle = new IdlePglite(
+      open,
+      options.idleCloseMs ?? PGLITE_IDLE_CLOSE_MS,
+      db,
+      options.onWarning,
+    );
     const driver = pgliteDriver(idle, dataDir, lock);
     await migrate(driver);
     // PGlite creates its files 0666 and directories 0777 whatever the umask (and a worker

@@ -48,7 +48,7 @@ const CONNECTION_CODES = new Set([
   '57P03',
 ]);
 const CONNECTION_MESSAGES =
-  /connection terminated|connection error|timeout exceeded when trying to connect|not queryable|pool after calling end|pglite is clos(ed|ing)|unreachable/i;
+  /connection terminated|connection error|timeout exceeded when trying to connect|not queryable|pool after calling end|pglite is clos(ed|ing)|store process .* (has exited|was killed|exited with|failed)|cannot start the store process|unreachable/i;
 
 /** The SQLSTATE or system error code of an error, when it has one. */
 export function errorCode(error: unknown): string | undefined {

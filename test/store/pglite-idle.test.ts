@@ -1,10 +1,17 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IdlePglite } from '../../src/store/pglite-idle.js';
 import { PgliteWorker } from '../../src/store/pglite-worker.js';
 import { preparedDataDir } from './helpers/harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The id of the store process of `db` (never 0, which would signal this process's group). */
+function processOf(db: PgliteWorker | undefined): number {
+  const pid = db?.pid;
+  if (pid === undefined || pid <= 0) throw new Error('the store has no process of its own');
+  return pid;
+}
 
 describe('IdlePglite', () => {
   it('closes the database when idle and reopens it for the next statement, data intact', async () => {
@@ -50,6 +57,60 @@ describe('IdlePglite', () => {
         await sleep(100);
       }
       expect(opens).toBe(1);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it('replaces a store process that died with a new one for the next statement', async () => {
+    const dir = join(await preparedDataDir(), 'store');
+    const workers: PgliteWorker[] = [];
+    const warnings: string[] = [];
+    const db = new IdlePglite(
+      async () => {
+        const worker = await PgliteWorker.open(dir);
+        workers.push(worker);
+        return worker;
+      },
+      60_000,
+      undefined,
+      (message) => warnings.push(message),
+    );
+    try {
+      await db.sql.exec('CREATE TABLE survived (n int); INSERT INTO survived VALUES (1)');
+      const first = workers[0];
+      process.kill(processOf(first), 'SIGKILL');
+      await vi.waitFor(() => expect(first?.gone).toBeDefined(), { timeout: 10_000 });
+      expect(await db.sql.query('SELECT n FROM survived')).toEqual([{ n: 1 }]);
+      expect(workers).toHaveLength(2);
+      expect(warnings.join('\n')).toContain('was killed by SIGKILL');
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it('reopens after an idle close that failed, reporting the failure', async () => {
+    const dir = join(await preparedDataDir(), 'store');
+    const workers: PgliteWorker[] = [];
+    const warnings: string[] = [];
+    const db = new IdlePglite(
+      async () => {
+        const worker = await PgliteWorker.open(dir);
+        workers.push(worker);
+        return worker;
+      },
+      60_000,
+      undefined,
+      (message) => warnings.push(message),
+    );
+    try {
+      await db.sql.exec('CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)');
+      // Closed while its process is killed: the close fails.
+      db.suspend();
+      process.kill(processOf(workers[0]), 'SIGKILL');
+      expect(await db.sql.query('SELECT n FROM kept')).toEqual([{ n: 7 }]);
+      expect(await db.sql.query('SELECT n FROM kept')).toEqual([{ n: 7 }]);
+      expect(warnings.join('\n')).toContain('closing the embedded store failed');
     } finally {
       await db.close();
     }

@@ -1,9 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PgliteWorker } from '../../src/store/pglite-worker.js';
-import { isConnectionError } from '../../src/store/sql.js';
+import { isConnectionError, toStoreError } from '../../src/store/sql.js';
+
+/** The id of the store process of `db` (never 0, which would signal this process's group). */
+function processOf(db: PgliteWorker | undefined): number {
+  const pid = db?.pid;
+  if (pid === undefined || pid <= 0) throw new Error('the store has no process of its own');
+  return pid;
+}
 
 describe('PGlite on its own thread', () => {
   const dirs: string[] = [];
@@ -96,6 +103,50 @@ describe('PGlite on its own thread', () => {
     await db.close();
     const error: unknown = await db.sql.query('SELECT 1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
+    expect(isConnectionError(error)).toBe(true);
+  });
+});
+
+describe('PGlite in a child process that dies', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const newDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'hintgate-pglite-process-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  it('says it was killed, by which signal, and fails as a lost connection', async () => {
+    const db = await PgliteWorker.open(newDir());
+    const pid = db.pid;
+    expect(pid).toBeTypeOf('number');
+    process.kill(processOf(db), 'SIGKILL');
+    await vi.waitFor(() => expect(db.gone).toBeDefined(), { timeout: 10_000 });
+    const error: unknown = await db.sql.query('SELECT 1').catch((e: unknown) => e);
+    expect(String(error)).toContain(
+      `pglite is closed: the store process (pid ${pid}) was killed by SIGKILL`,
+    );
+    expect(toStoreError(error, 'here').code).toBe('STORE_UNAVAILABLE');
+    await db.close();
+  });
+
+  it('outlives SIGINT, SIGTERM and SIGHUP sent to it (its process group is signalled)', async () => {
+    const db = await PgliteWorker.open(newDir());
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.kill(processOf(db), signal);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await db.sql.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    await db.close();
+  });
+
+  it('fails at once, naming the cause, when its process cannot start', async () => {
+    const missing = join(newDir(), 'no-such-node');
+    const error: unknown = await PgliteWorker.open(newDir(), [], 'process', missing).catch(
+      (e: unknown) => e,
+    );
+    expect(String(error)).toMatch(/cannot start the store process: .*ENOENT/);
     expect(isConnectionError(error)).toBe(true);
   });
 });
