@@ -202,7 +202,11 @@ describe.each(STORE_KINDS)(
       await gateway.exited;
       await gateway.client.close();
       const recorded = await recordedTexts(storage, tag);
-      expect(recorded.size).toBeGreaterThan(0);
+      // None at all would mean the store never took a batch: the gateway's stderr says why.
+      expect(
+        recorded.size,
+        `no record of ${acknowledged.length} calls; stderr:\n${gateway.stderr()}`,
+      ).toBeGreaterThan(0);
       // A record is durable once its batch has committed, and batches commit one after
       // another in the order the calls ended: the latest recorded call shows how far the
       // store got (on a loaded machine a write may take longer than the window, so the
