@@ -147,6 +147,25 @@ describe('OAuth to a downstream server', () => {
     expect(Date.parse(String(nextExpiry))).toBeGreaterThan(Date.parse(String(firstExpiry)));
   }, 30_000);
 
+  it('a login that does not complete leaves the stored login working', async () => {
+    const [before] = await status();
+    const run = await runCli(
+      ['auth', 'login', 'remote', '--config', config, '--no-open', '--timeout', '1'],
+      { env },
+    );
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('no answer from the browser within 1 s');
+    expect(before).toMatchObject({ state: 'logged in', refreshable: true });
+    expect((await status())[0]).toMatchObject({ state: 'logged in', refreshable: true });
+    // Past the access token's life: the gateway refreshes from the stored login.
+    const refreshes = (await server.stats()).refresh_token;
+    await new Promise((resolve) => setTimeout(resolve, ACCESS_TTL * 1000 + 500));
+    expect(await callText('remote_whoami')).toBe('you are alice');
+    expect((await server.stats()).refresh_token).toBeGreaterThan(refreshes);
+    expect((await status())[0]).toMatchObject({ state: 'logged in', refreshable: true });
+  }, 30_000);
+
   it('refreshes when the server refuses the access token (401), and retries the call', async () => {
     const before = (await server.stats()).refresh_token;
     await server.revokeAccess();
