@@ -240,6 +240,29 @@ describe('OAuth to a downstream server', () => {
     expect(out.stderr).toContain('logged out of "team" (1 stored login removed)');
   }, 60_000);
 
+  it('logs a server with replicas in under its own name, over a replica; every replica uses it', async () => {
+    const replicasDir = scratchDir('hintgate-oauth-replicas-');
+    const notes = writeConfig(replicasDir, {
+      notes: { replicas: [{ url: server.mcp }, { url: server.mcp, name: 'b' }] },
+    });
+    const before = await runCli(['tools', '--config', notes], { env });
+    outputs.push(before.stdout, before.stderr);
+    expect(before.stdout + before.stderr).toContain('run `hintgate auth login notes`');
+    expect(before.stdout + before.stderr).not.toContain('auth login notes#');
+    const run = await loginWithCli(['notes', '--config', notes, '--no-open'], env);
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('logged in to "notes"');
+    const listed = await runCli(['auth', 'status', '--config', notes, '--json'], { env });
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { server: 'notes', principal: '', state: 'logged in', refreshable: true },
+    ]);
+    const tools = await runCli(['tools', '--config', notes], { env });
+    outputs.push(tools.stdout, tools.stderr);
+    expect(tools.stdout).toContain('notes_whoami');
+    expect(tools.stdout + tools.stderr).not.toContain('needs an OAuth login');
+  }, 60_000);
+
   it('never prints, logs or serves a token: CLI output, gateway stderr, server logs, /api', async () => {
     const tokens = await server.tokens();
     // Three logins and a refresh: access and refresh tokens of each.
