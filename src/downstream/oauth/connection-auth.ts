@@ -50,7 +50,8 @@ function sharedLogin(options: ConnectionAuthOptions, now: () => number): SharedL
     logins = new Map();
     shared.set(options.vault, logins);
   }
-  const key = `${options.server}\u0000${options.principal}`;
+  // The settings belong to the key: a reloaded config with another client gets a new provider.
+  const key = JSON.stringify([options.server, options.principal, options.settings ?? null]);
   let login = logins.get(key);
   if (login === undefined) {
     login = {
