@@ -14,6 +14,7 @@ import { formatJson, formatTable } from './output.js';
 import { secretKeyOf } from './secret-key.js';
 import type { StoreCommandOptions } from './store-access.js';
 import { withStore } from './store-access.js';
+import { replicaServerConfig } from '../gateway/replicas.js';
 import { say } from './store-commands.js';
 
 /** Options of the `auth` subcommands. */
@@ -35,13 +36,14 @@ function oauthServer(config: Config, file: string, name: string): ServerConfig &
       `no server named "${name}" in ${file}${names === '' ? '' : ` (servers: ${names})`}`,
     );
   }
-  if (server.url === undefined) {
+  const target = loginTarget(server);
+  if (target.url === undefined) {
     throw new HintgateError(
       'INPUT_INVALID',
-      `server "${name}" is not an HTTP server (it has no "url"): there is nothing to log in to`,
+      `server "${name}" is not an HTTP server (${server.replicas.length > 0 ? 'none of its replicas has' : 'it has no'} "url"): there is nothing to log in to`,
     );
   }
-  if (!usesOAuth(server)) {
+  if (!usesOAuth(target)) {
     throw new HintgateError(
       'INPUT_INVALID',
       server.auth === 'none'
@@ -49,7 +51,22 @@ function oauthServer(config: Config, file: string, name: string): ServerConfig &
         : `server "${name}" is sent the Authorization header of its "headers"; remove it to use an OAuth login`,
     );
   }
-  return { ...server, url: server.url };
+  return { ...target, url: target.url };
+}
+
+/**
+ * The connection a login is made over: the server, or for a server with replicas the first
+ * HTTP replica that may ask for OAuth (all replicas share the server's one login).
+ */
+function loginTarget(server: ServerConfig): ServerConfig {
+  if (server.replicas.length === 0) return server;
+  const replicas = server.replicas.map((replica) => replicaServerConfig(server, replica));
+  return (
+    replicas.find(usesOAuth) ??
+    replicas.find((replica) => replica.url !== undefined) ??
+    replicas[0] ??
+    server
+  );
 }
 
 /** The principal a command is about: required for a per-user server, refused otherwise. */
@@ -176,7 +193,7 @@ export async function runAuthStatus(options: AuthOptions): Promise<void> {
   const now = Date.now();
   const rows: StatusRow[] = stored.map((summary) => rowOf(summary, now));
   for (const [name, server] of Object.entries(loaded.config.mcpServers)) {
-    if (!usesOAuth(server)) continue;
+    if (!usesOAuth(loginTarget(server))) continue;
     if (rows.some((row) => row.server === name)) continue;
     rows.push({
       server: name,

@@ -79,6 +79,11 @@ export interface DownstreamOAuth {
 /** Everything {@link Downstream} needs. */
 export interface DownstreamOptions {
   readonly name: string;
+  /**
+   * The logical server, when this connection is one of its replicas (`name` is then
+   * `server#replica`): its OAuth login is the server's, stored under this name.
+   */
+  readonly server?: string;
   readonly config: ServerConfig;
   readonly identity: ClientIdentity;
   /** Directory of the per-server log files. */
@@ -429,7 +434,7 @@ export class Downstream {
     const { url } = this.config;
     if (oauth === undefined || url === undefined || !usesOAuth(this.config)) return undefined;
     return connectionAuth({
-      server: this.name,
+      server: this.options.server ?? this.name,
       url,
       principal: '',
       vault: oauth.vault,

@@ -89,6 +89,7 @@ export class ServerSet {
     const { options } = this;
     return new Downstream({
       name,
+      ...(name === server ? {} : { server }),
       config,
       identity: options.identity,
       logDir: options.logDir,

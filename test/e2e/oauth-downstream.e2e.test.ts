@@ -147,6 +147,25 @@ describe('OAuth to a downstream server', () => {
     expect(Date.parse(String(nextExpiry))).toBeGreaterThan(Date.parse(String(firstExpiry)));
   }, 30_000);
 
+  it('a login that does not complete leaves the stored login working', async () => {
+    const [before] = await status();
+    const run = await runCli(
+      ['auth', 'login', 'remote', '--config', config, '--no-open', '--timeout', '1'],
+      { env },
+    );
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('no answer from the browser within 1 s');
+    expect(before).toMatchObject({ state: 'logged in', refreshable: true });
+    expect((await status())[0]).toMatchObject({ state: 'logged in', refreshable: true });
+    // Past the access token's life: the gateway refreshes from the stored login.
+    const refreshes = (await server.stats()).refresh_token;
+    await new Promise((resolve) => setTimeout(resolve, ACCESS_TTL * 1000 + 500));
+    expect(await callText('remote_whoami')).toBe('you are alice');
+    expect((await server.stats()).refresh_token).toBeGreaterThan(refreshes);
+    expect((await status())[0]).toMatchObject({ state: 'logged in', refreshable: true });
+  }, 30_000);
+
   it('refreshes when the server refuses the access token (401), and retries the call', async () => {
     const before = (await server.stats()).refresh_token;
     await server.revokeAccess();
@@ -219,6 +238,29 @@ describe('OAuth to a downstream server', () => {
       env,
     });
     expect(out.stderr).toContain('logged out of "team" (1 stored login removed)');
+  }, 60_000);
+
+  it('logs a server with replicas in under its own name, over a replica; every replica uses it', async () => {
+    const replicasDir = scratchDir('hintgate-oauth-replicas-');
+    const notes = writeConfig(replicasDir, {
+      notes: { replicas: [{ url: server.mcp }, { url: server.mcp, name: 'b' }] },
+    });
+    const before = await runCli(['tools', '--config', notes], { env });
+    outputs.push(before.stdout, before.stderr);
+    expect(before.stdout + before.stderr).toContain('run `hintgate auth login notes`');
+    expect(before.stdout + before.stderr).not.toContain('auth login notes#');
+    const run = await loginWithCli(['notes', '--config', notes, '--no-open'], env);
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('logged in to "notes"');
+    const listed = await runCli(['auth', 'status', '--config', notes, '--json'], { env });
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { server: 'notes', principal: '', state: 'logged in', refreshable: true },
+    ]);
+    const tools = await runCli(['tools', '--config', notes], { env });
+    outputs.push(tools.stdout, tools.stderr);
+    expect(tools.stdout).toContain('notes_whoami');
+    expect(tools.stdout + tools.stderr).not.toContain('needs an OAuth login');
   }, 60_000);
 
   it('never prints, logs or serves a token: CLI output, gateway stderr, server logs, /api', async () => {

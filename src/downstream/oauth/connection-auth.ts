@@ -1,7 +1,7 @@
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
-import { isHintgateError } from '../../core/errors.js';
-import { loginRequired, StoredOAuthProvider } from './provider.js';
+import { errorMessage } from '../../core/errors.js';
+import { loginRequired, needsLogin, StoredOAuthProvider } from './provider.js';
 import type { ServerOAuthSettings } from './provider.js';
 import type { CredentialVault } from './vault.js';
 import { expiresAt } from './vault.js';
@@ -30,6 +30,68 @@ export interface ConnectionAuthOptions {
 /** Where the authorization code would come back: unused by the gateway, which never starts one. */
 const NO_REDIRECT = 'http://127.0.0.1/hintgate-gateway-never-redirects';
 
+/** The login of one server and principal, shared by every connection of this process. */
+interface SharedLogin {
+  readonly provider: StoredOAuthProvider;
+  refreshing: Promise<void> | undefined;
+}
+
+/**
+ * One provider, and one refresh at a time, per (vault, server, principal): reconnections
+ * and replicas refreshing the same login at once would each spend the refresh token, and
+ * with rotation the second would be refused (and, at some authorization servers, revoke the
+ * whole grant).
+ */
+const shared = new WeakMap<CredentialVault, Map<string, SharedLogin>>();
+
+function sharedLogin(options: ConnectionAuthOptions, now: () => number): SharedLogin {
+  let logins = shared.get(options.vault);
+  if (logins === undefined) {
+    logins = new Map();
+    shared.set(options.vault, logins);
+  }
+  // The settings belong to the key: a reloaded config with another client gets a new provider.
+  const key = JSON.stringify([options.server, options.principal, options.settings ?? null]);
+  let login = logins.get(key);
+  if (login === undefined) {
+    login = {
+      provider: new StoredOAuthProvider({
+        server: options.server,
+        principal: options.principal,
+        vault: options.vault,
+        settings: options.settings,
+        redirectUrl: NO_REDIRECT,
+        now,
+      }),
+      refreshing: undefined,
+    };
+    logins.set(key, login);
+  }
+  return login;
+}
+
+/**
+ * The fetch of a refresh, noting on the provider when the authorization server cannot be
+ * reached or fails (5xx): the SDK then goes on to an authorization, which is then reported
+ * as that failure rather than as a refused login.
+ */
+function watchedFetch(provider: StoredOAuthProvider, base: FetchLike = fetch): FetchLike {
+  return async (url, init) => {
+    const where = new URL(String(url));
+    const place = `${where.origin}${where.pathname}`;
+    let response: Response;
+    try {
+      response = await base(url, init);
+    } catch (error) {
+      provider.noteUnreachable(`${place} cannot be reached: ${errorMessage(error)}`);
+      throw error;
+    }
+    if (response.status >= 500)
+      provider.noteUnreachable(`${place} answered HTTP ${response.status}`);
+    return response;
+  };
+}
+
 /**
  * The bearer token of one connection to an OAuth-protected server, as the SDK transport's
  * `AuthProvider`: the stored access token, refreshed (through the SDK's `auth()`) shortly
@@ -40,25 +102,21 @@ const NO_REDIRECT = 'http://127.0.0.1/hintgate-gateway-never-redirects';
 export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
   const now = options.now ?? Date.now;
   const ahead = options.refreshAheadMs ?? 60_000;
-  const provider = new StoredOAuthProvider({
-    server: options.server,
-    principal: options.principal,
-    vault: options.vault,
-    settings: options.settings,
-    redirectUrl: NO_REDIRECT,
-    now,
-  });
+  const login = sharedLogin(options, now);
+  const provider = login.provider;
+  const fetchFn = watchedFetch(provider, options.fetchFn);
   let loaded: Promise<unknown> | undefined;
-  let refreshing: Promise<void> | undefined;
 
+  // Only a login that is gone (or no longer opens) takes the server down; a store or token
+  // endpoint that failed fails the request, and the connection stays.
   const required = (error: unknown): never => {
-    if (error instanceof Error && isHintgateError(error)) options.onLoginRequired?.(error);
+    if (error instanceof Error && needsLogin(error)) options.onLoginRequired?.(error);
     throw error;
   };
 
   /** One refresh at a time; the document is read again first (another gateway may have refreshed). */
   const refresh = (resourceMetadataUrl: URL | undefined, held: string | undefined) => {
-    refreshing ??= (async () => {
+    login.refreshing ??= (async () => {
       try {
         const fresh = await provider.load();
         if (fresh.tokens !== undefined && fresh.tokens.access_token !== held && !expiring(fresh))
@@ -68,13 +126,13 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
         await auth(provider, {
           serverUrl: options.url,
           ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-          ...(options.fetchFn === undefined ? {} : { fetchFn: options.fetchFn }),
+          fetchFn,
         });
       } finally {
-        refreshing = undefined;
+        login.refreshing = undefined;
       }
     })();
-    return refreshing;
+    return login.refreshing;
   };
 
   // Ahead by `refreshAheadMs`, or by a third of the token's life when that is shorter.

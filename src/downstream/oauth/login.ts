@@ -44,7 +44,8 @@ interface Callback {
  * and scope); then the SDK's `auth()` discovers the authorization server, registers a
  * client dynamically (unless one is configured) and builds the authorization URL with PKCE;
  * the person opens it, and the redirect comes back to a listener on 127.0.0.1; the code is
- * exchanged for tokens, which are sealed into the store.
+ * exchanged for tokens, which are sealed into the store. Nothing is written before that: a
+ * login that fails, is refused or times out leaves the stored login as it was.
  */
 export async function loginToServer(options: LoginOptions): Promise<LoginResult> {
   const { server, principal } = options;
@@ -61,6 +62,8 @@ export async function loginToServer(options: LoginOptions): Promise<LoginResult>
       vault: options.vault,
       settings: options.settings,
       redirectUrl,
+      // The stored login stays as it is (and in use) until this one has its tokens.
+      deferSaves: true,
       redirect: (url) => {
         shown = true;
         options.showUrl(url.href);
@@ -74,7 +77,7 @@ export async function loginToServer(options: LoginOptions): Promise<LoginResult>
       held.client !== undefined &&
       'redirect_uris' in held.client &&
       held.client.redirect_uris.includes(redirectUrl);
-    await provider.replace({ version: 1, ...(keepClient ? { client: held.client } : {}) });
+    provider.reset({ version: 1, ...(keepClient ? { client: held.client } : {}) });
     const scope = options.settings?.scope ?? challenge.scope;
     const base = {
       serverUrl: options.url,
@@ -112,8 +115,8 @@ export async function loginToServer(options: LoginOptions): Promise<LoginResult>
         { cause: error },
       );
     });
-    // Stored once more, marked as a login.
-    await provider.replace(provider.document, true);
+    // Stored once, now that it is complete, marked as a login.
+    await provider.commit();
     const tokens = provider.document.tokens;
     const expiry = expiresAt(provider.document);
     return {

@@ -7,6 +7,7 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../config/schema.js';
+import { isHintgateError } from '../../core/errors.js';
 import { DownstreamError } from '../../mcp/rpc-errors.js';
 import type { CredentialDocument, CredentialVault } from './vault.js';
 
@@ -29,14 +30,29 @@ export function loginCommand(server: string, principal: string): string {
     : `hintgate auth login ${server} --principal ${principal}`;
 }
 
+/** The errors made by {@link loginRequired}. */
+const LOGIN_REQUIRED = new WeakSet<Error>();
+
 /** A server needs an (interactive) login before hintgate can call it. */
 export function loginRequired(server: string, principal: string, why: string): DownstreamError {
   const whose = principal === '' ? '' : ` for principal "${principal}"`;
-  return new DownstreamError(
+  const error = new DownstreamError(
     'DOWNSTREAM_UNAVAILABLE',
     server,
     `server "${server}" needs an OAuth login${whose} (${why}); run \`${loginCommand(server, principal)}\``,
   );
+  LOGIN_REQUIRED.add(error);
+  return error;
+}
+
+/**
+ * True when an error means only a new login helps: one made by {@link loginRequired}, or a
+ * stored login that does not open (the secret key is missing or changed). A store that
+ * cannot be reached, or a token endpoint that failed, is not one.
+ */
+export function needsLogin(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return LOGIN_REQUIRED.has(error) || (isHintgateError(error) && error.code === 'CONFIG_INVALID');
 }
 
 /** What {@link StoredOAuthProvider} needs. */
@@ -53,6 +69,11 @@ export interface StoredOAuthProviderOptions {
    * gateway), an authorization the SDK would start is a "log in first" error instead.
    */
   readonly redirect?: (url: URL) => void;
+  /**
+   * Keep every change in memory until {@link StoredOAuthProvider.commit} (a login: the stored
+   * login stays as it is until the new one has its tokens).
+   */
+  readonly deferSaves?: boolean;
   readonly now?: () => number;
 }
 
@@ -61,7 +82,8 @@ export interface StoredOAuthProviderOptions {
  * does discovery (protected-resource metadata, then authorization-server metadata),
  * dynamic client registration, the authorization code flow with PKCE and refresh; this
  * class only keeps what it is given, for one server and principal. Every save writes the
- * sealed document to the store.
+ * sealed document to the store, unless saves are deferred (a login, which writes once, when
+ * it has its tokens).
  */
 export class StoredOAuthProvider implements OAuthClientProvider {
   #document: CredentialDocument = { version: 1 };
@@ -70,6 +92,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #loaded = false;
   /** A login was stored when the document was read. */
   #hadLogin = false;
+  /** Another refresh stored newer tokens than the refused ones: they were taken instead. */
+  #adopted = false;
+  /** Why the last refresh could not reach the authorization server (network, 5xx). */
+  #unreachable: string | undefined;
 
   constructor(private readonly options: StoredOAuthProviderOptions) {}
 
@@ -79,7 +105,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#document = (await this.options.vault.load(server, principal)) ?? { version: 1 };
     this.#loaded = true;
     this.#hadLogin = this.#document.tokens !== undefined;
+    this.#adopted = false;
+    this.#unreachable = undefined;
     return this.#document;
+  }
+
+  /** Records that the authorization server could not be reached during a refresh. */
+  noteUnreachable(why: string): void {
+    this.#unreachable = why;
   }
 
   /** The document as held now. */
@@ -87,10 +120,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.#document;
   }
 
-  /** Replaces the held document and stores it (a login starting over, a logout of tokens). */
-  async replace(document: CredentialDocument, login = false): Promise<void> {
+  /** Replaces the held document, in memory only (a login starting over). */
+  reset(document: CredentialDocument): void {
     this.#document = document;
-    await this.#persist(login);
+  }
+
+  /** Stores the held document, marked as a completed login. */
+  async commit(): Promise<void> {
+    const { server, principal, vault } = this.options;
+    await vault.save(server, principal, this.#document, true);
   }
 
   /** The state sent with the authorization request, to check on the redirect. */
@@ -143,7 +181,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
           }
         : client;
     this.#document = { ...this.#document, client: kept };
-    await this.#persist(false);
+    await this.#persist();
   }
 
   tokens(): StoredOAuthTokens | undefined {
@@ -158,12 +196,23 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       tokens: { ...tokens, ...(refresh === undefined ? {} : { refresh_token: refresh }) },
       obtainedAt: (this.options.now ?? Date.now)(),
     };
-    await this.#persist(false);
+    await this.#persist();
   }
 
   redirectToAuthorization(url: URL): void {
     const redirect = this.options.redirect;
     if (redirect === undefined) {
+      // The SDK starts an authorization after a refresh that failed: newer tokens stored by
+      // another refresh are used instead; an unreachable authorization server is no reason
+      // to log in again.
+      if (this.#adopted) return;
+      if (this.#unreachable !== undefined) {
+        throw new DownstreamError(
+          'DOWNSTREAM_UNAVAILABLE',
+          this.options.server,
+          `could not refresh the OAuth token of server "${this.options.server}": ${this.#unreachable}`,
+        );
+      }
       throw loginRequired(
         this.options.server,
         this.options.principal,
@@ -190,8 +239,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     this.#document = { ...this.#document, discovery: state };
-    // Discovery alone is worth no write while logging in: the tokens follow.
-    if (this.options.redirect === undefined) await this.#persist(false);
+    await this.#persist();
   }
 
   async invalidateCredentials(
@@ -200,6 +248,17 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (scope === 'verifier') {
       this.#verifier = undefined;
       return;
+    }
+    if (scope === 'tokens' || scope === 'all') {
+      // The refused tokens may be stale: another refresh (another connection, another
+      // gateway) may have rotated them and stored new ones. Those are kept, not overwritten.
+      const refused = this.#document.tokens?.access_token;
+      const stored = this.#loaded && !this.#deferred ? await this.#reread() : undefined;
+      if (stored?.tokens !== undefined && stored.tokens.access_token !== refused) {
+        this.#document = stored;
+        this.#adopted = true;
+        return;
+      }
     }
     const { tokens, obtainedAt, client, discovery } = this.#document;
     const keep = (part: 'tokens' | 'client' | 'discovery') => scope !== 'all' && scope !== part;
@@ -210,12 +269,20 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       ...(keep('client') && client !== undefined ? { client } : {}),
       ...(keep('discovery') && discovery !== undefined ? { discovery } : {}),
     };
-    await this.#persist(false);
+    await this.#persist();
   }
 
-  async #persist(login: boolean): Promise<void> {
-    if (!this.#loaded) return;
+  get #deferred(): boolean {
+    return this.options.deferSaves === true;
+  }
+
+  async #reread(): Promise<CredentialDocument | undefined> {
+    return this.options.vault.load(this.options.server, this.options.principal);
+  }
+
+  async #persist(): Promise<void> {
+    if (!this.#loaded || this.#deferred) return;
     const { server, principal, vault } = this.options;
-    await vault.save(server, principal, this.#document, login);
+    await vault.save(server, principal, this.#document);
   }
 }
