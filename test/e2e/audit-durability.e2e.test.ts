@@ -9,6 +9,7 @@ import type { TestStorage } from '../helpers/store.js';
 import { storeSpec, testStorage } from '../helpers/store.js';
 import { waitForRelease } from '../helpers/toolsets.js';
 import { STORE_KINDS } from '../store/helpers/harness.js';
+import { MAX_AUDIT_LIMIT } from '../../src/store/audit.js';
 
 /** Calls kept in flight at once: the audit log batches them as a busy client's would be. */
 const IN_FLIGHT = 16;
@@ -111,13 +112,27 @@ async function recordedTexts(storage: TestStorage, tag: string): Promise<Set<str
   if (storage.kind === 'pglite') await waitForRelease(storage.dataDir);
   const store = await storage.open();
   try {
-    const records = await store.queryAudit({ tool: 'echo_echo', limit: 10_000 });
+    // Every record, page by page (newest first, at most 10,000 a query): a busy run makes
+    // more calls than one page holds.
     const texts = new Set<string>();
-    for (const record of records) {
-      const text = (record.arguments as { text?: unknown } | undefined)?.text;
-      if (typeof text === 'string' && text.startsWith(`${tag}-`)) texts.add(text);
+    let until: string | undefined;
+    for (;;) {
+      const records = await store.queryAudit({
+        tool: 'echo_echo',
+        limit: MAX_AUDIT_LIMIT,
+        ...(until === undefined ? {} : { until }),
+      });
+      for (const record of records) {
+        const text = (record.arguments as { text?: unknown } | undefined)?.text;
+        if (typeof text === 'string' && text.startsWith(`${tag}-`)) texts.add(text);
+      }
+      const oldest = records.at(-1);
+      if (records.length < MAX_AUDIT_LIMIT || oldest === undefined) return texts;
+      // The oldest page's millisecond again (`until` is exclusive): nothing falls between.
+      const next = new Date(Date.parse(oldest.time) + 1).toISOString();
+      if (next === until) throw new Error('more than a page of records in one millisecond');
+      until = next;
     }
-    return texts;
   } finally {
     await store.close();
   }
