@@ -13,6 +13,27 @@ function processOf(db: PgliteWorker | undefined): number {
   return pid;
 }
 
+/** A store kept open a minute when idle, with every process it opened and every warning. */
+function watchedStore(dir: string): {
+  db: IdlePglite;
+  workers: PgliteWorker[];
+  warnings: string[];
+} {
+  const workers: PgliteWorker[] = [];
+  const warnings: string[] = [];
+  const db = new IdlePglite(
+    async () => {
+      const worker = await PgliteWorker.open(dir);
+      workers.push(worker);
+      return worker;
+    },
+    60_000,
+    undefined,
+    (message) => warnings.push(message),
+  );
+  return { db, workers, warnings };
+}
+
 describe('IdlePglite', () => {
   it('closes the database when idle and reopens it for the next statement, data intact', async () => {
     const dir = join(await preparedDataDir(), 'store');
@@ -64,18 +85,7 @@ describe('IdlePglite', () => {
 
   it('replaces a store process that died with a new one for the next statement', async () => {
     const dir = join(await preparedDataDir(), 'store');
-    const workers: PgliteWorker[] = [];
-    const warnings: string[] = [];
-    const db = new IdlePglite(
-      async () => {
-        const worker = await PgliteWorker.open(dir);
-        workers.push(worker);
-        return worker;
-      },
-      60_000,
-      undefined,
-      (message) => warnings.push(message),
-    );
+    const { db, workers, warnings } = watchedStore(dir);
     try {
       await db.sql.exec('CREATE TABLE survived (n int); INSERT INTO survived VALUES (1)');
       const first = workers[0];
@@ -91,18 +101,7 @@ describe('IdlePglite', () => {
 
   it('reopens after an idle close that failed, reporting the failure', async () => {
     const dir = join(await preparedDataDir(), 'store');
-    const workers: PgliteWorker[] = [];
-    const warnings: string[] = [];
-    const db = new IdlePglite(
-      async () => {
-        const worker = await PgliteWorker.open(dir);
-        workers.push(worker);
-        return worker;
-      },
-      60_000,
-      undefined,
-      (message) => warnings.push(message),
-    );
+    const { db, workers, warnings } = watchedStore(dir);
     try {
       await db.sql.exec('CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)');
       // Closed while its process is killed: the close fails.
