@@ -4,7 +4,6 @@
  * to save, and what to record. {@link PinGuard} runs it and persists the outcome.
  */
 import { createHash } from 'node:crypto';
-import equal from 'fast-deep-equal';
 import type { Drift, DriftAction, PinningMode, ToolDefinition } from '../../core/pins/index.js';
 import {
   compareTool,
@@ -16,6 +15,7 @@ import {
   withPinnedValues,
 } from '../../core/pins/index.js';
 import type { ScanContext } from '../../core/pins/scan.js';
+import { sameJson } from '../../core/util/same-json.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { PinWrite, ToolPin } from '../../store/store.js';
 
@@ -53,21 +53,31 @@ export function nodeSha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-interface Seen {
+/** A tool of a server's last listing, as listed, with its definition and hash. */
+interface Listed {
+  readonly tool: JsonObject;
   readonly definition: ToolDefinition;
   readonly hash: string;
 }
 
-/** A tool of a server's last listing, as listed, with its definition and hash. */
-interface Listed extends Seen {
-  readonly tool: JsonObject;
+/** A server's last listing: its tools in order (names distinct), by name once asked. */
+class LastListing {
+  private byName: Map<string, Listed> | undefined;
+
+  constructor(readonly tools: readonly Listed[]) {}
+
+  /** The tool of this name. */
+  get(name: string): Listed | undefined {
+    this.byName ??= new Map(this.tools.map((item) => [item.definition.name, item]));
+    return this.byName.get(name);
+  }
 }
 
 /** Every server's pins, and the definitions of each server's last listing, hashed. */
 export class PinBook {
   private readonly pins = new Map<string, Map<string, BookPin>>();
-  /** Per server: the tools of its last listing by name (a tool listed again unchanged is not hashed again). */
-  private readonly last = new Map<string, Map<string, Listed>>();
+  /** Per server: its last listing (a tool listed again unchanged is not hashed again). */
+  private readonly last = new Map<string, LastListing>();
 
   /** Replaces what is known of a server's pins (from the store). */
   load(server: string, pins: readonly ToolPin[]): void {
@@ -83,8 +93,11 @@ export class PinBook {
 
   /**
    * Re-checks a server's listing: a tool listed as last time costs a comparison with it,
-   * unchanged tools (the same canonical hash as their pin) one lookup more; the others are graded, decided by `settings`, and remembered, so the
-   * book already holds what the returned writes say.
+   * unchanged tools (the same canonical hash as their pin) one lookup more; the others are
+   * graded, decided by `settings`, and remembered, so the book already holds what the
+   * returned writes say. A tool equal to the one of the same name in the last listing is
+   * served as that earlier object: a consumer that keeps what it made of the last listing
+   * (the catalog) knows it unchanged by identity, without comparing it again.
    */
   check(
     server: string,
@@ -96,30 +109,37 @@ export class PinBook {
     this.pins.set(server, pins);
     const firstSight = pins.size === 0;
     const previous = this.last.get(server);
-    const current = new Map<string, Listed>();
     const listed: Listed[] = [];
-    const names = new Set<string>();
+    // The names taken so far. While the listing follows the last one tool by tool, its names
+    // are those of the last listing, distinct: the set is made at the first tool that does not.
+    let taken: Set<string> | undefined;
     for (const tool of tools) {
-      // Compared with the same name's tool of the last listing, value by value (keys in any
-      // order: the canonical hash ignores their order too), which costs far less than
-      // serializing every tool of a fresh listing again.
+      // Compared with the same name's tool of the last listing (the tool in the same place,
+      // else looked up by name), value by value with keys in any order as the canonical hash
+      // ignores their order, which costs far less than canonicalizing and hashing it again.
+      // Every field counts, pinned or not, so an equal tool can be served as the earlier object.
       const name = tool['name'];
-      const before = typeof name === 'string' ? previous?.get(name) : undefined;
-      let item: Seen | undefined =
-        before !== undefined && equal(before.tool, tool) ? before : undefined;
-      if (item === undefined) {
+      let before = previous?.tools[listed.length];
+      if (before === undefined || before.definition.name !== name) {
+        taken ??= new Set(listed.map((item) => item.definition.name));
+        before = typeof name === 'string' ? previous?.get(name) : undefined;
+      }
+      let entry: Listed;
+      if (before !== undefined && (before.tool === tool || sameJson(before.tool, tool))) {
+        entry = before;
+      } else {
         const definition = toolDefinition(tool);
         if (definition === undefined) continue;
-        item = { definition, hash: definitionHash(definition, nodeSha256) };
+        entry = { tool, definition, hash: definitionHash(definition, nodeSha256) };
       }
       // A server listing one name twice: the first definition is the tool.
-      if (names.has(item.definition.name)) continue;
-      names.add(item.definition.name);
-      const entry: Listed = { tool, definition: item.definition, hash: item.hash };
-      current.set(item.definition.name, entry);
+      if (taken !== undefined) {
+        if (taken.has(entry.definition.name)) continue;
+        taken.add(entry.definition.name);
+      }
       listed.push(entry);
     }
-    this.last.set(server, current);
+    this.last.set(server, new LastListing(listed));
 
     const served: JsonObject[] = [];
     const held = new Map<string, string>();
@@ -150,6 +170,7 @@ export class PinBook {
     }
 
     // Pinned tools no longer listed; a new name whose schema matches one is that tool renamed.
+    const names = taken ?? new Set(listed.map((item) => item.definition.name));
     const gone: ToolDefinition[] = [];
     for (const [name, pin] of pins) {
       if (!names.has(name) && pin.definition !== undefined) gone.push(pin.definition);
