@@ -15,9 +15,10 @@ import {
   withPinnedValues,
 } from '../../core/pins/index.js';
 import type { ScanContext } from '../../core/pins/scan.js';
-import { sameJson } from '../../core/util/same-json.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { PinWrite, ToolPin } from '../../store/store.js';
+import type { LastListing, ListedTool } from '../last-listing.js';
+import { relist } from '../last-listing.js';
 
 /** How one server's drift is handled. */
 export interface PinSettings {
@@ -54,30 +55,16 @@ export function nodeSha256(text: string): string {
 }
 
 /** A tool of a server's last listing, as listed, with its definition and hash. */
-interface Listed {
-  readonly tool: JsonObject;
+interface Listed extends ListedTool {
   readonly definition: ToolDefinition;
   readonly hash: string;
-}
-
-/** A server's last listing: its tools in order (names distinct), by name once asked. */
-class LastListing {
-  private byName: Map<string, Listed> | undefined;
-
-  constructor(readonly tools: readonly Listed[]) {}
-
-  /** The tool of this name. */
-  get(name: string): Listed | undefined {
-    this.byName ??= new Map(this.tools.map((item) => [item.definition.name, item]));
-    return this.byName.get(name);
-  }
 }
 
 /** Every server's pins, and the definitions of each server's last listing, hashed. */
 export class PinBook {
   private readonly pins = new Map<string, Map<string, BookPin>>();
   /** Per server: its last listing (a tool listed again unchanged is not hashed again). */
-  private readonly last = new Map<string, LastListing>();
+  private readonly last = new Map<string, LastListing<Listed>>();
 
   /** Replaces what is known of a server's pins (from the store). */
   load(server: string, pins: readonly ToolPin[]): void {
@@ -108,38 +95,16 @@ export class PinBook {
     const pins = this.pins.get(server) ?? new Map<string, BookPin>();
     this.pins.set(server, pins);
     const firstSight = pins.size === 0;
-    const previous = this.last.get(server);
-    const listed: Listed[] = [];
-    // The names taken so far. While the listing follows the last one tool by tool, its names
-    // are those of the last listing, distinct: the set is made at the first tool that does not.
-    let taken: Set<string> | undefined;
-    for (const tool of tools) {
-      // Compared with the same name's tool of the last listing (the tool in the same place,
-      // else looked up by name), value by value with keys in any order as the canonical hash
-      // ignores their order, which costs far less than canonicalizing and hashing it again.
-      // Every field counts, pinned or not, so an equal tool can be served as the earlier object.
-      const name = tool['name'];
-      let before = previous?.tools[listed.length];
-      if (before === undefined || before.definition.name !== name) {
-        taken ??= new Set(listed.map((item) => item.definition.name));
-        before = typeof name === 'string' ? previous?.get(name) : undefined;
-      }
-      let entry: Listed;
-      if (before !== undefined && (before.tool === tool || sameJson(before.tool, tool))) {
-        entry = before;
-      } else {
-        const definition = toolDefinition(tool);
-        if (definition === undefined) continue;
-        entry = { tool, definition, hash: definitionHash(definition, nodeSha256) };
-      }
-      // A server listing one name twice: the first definition is the tool.
-      if (taken !== undefined) {
-        if (taken.has(entry.definition.name)) continue;
-        taken.add(entry.definition.name);
-      }
-      listed.push(entry);
-    }
-    this.last.set(server, new LastListing(listed));
+    // A tool listed as last time costs a comparison with it (keys in any order, as the
+    // canonical hash ignores their order), far less than canonicalizing and hashing it again.
+    const last = relist(tools, this.last.get(server), (tool): Listed | undefined => {
+      const definition = toolDefinition(tool);
+      if (definition === undefined) return undefined;
+      const hash = definitionHash(definition, nodeSha256);
+      return { name: definition.name, tool, definition, hash };
+    });
+    this.last.set(server, last);
+    const listed = last.items;
 
     const served: JsonObject[] = [];
     const held = new Map<string, string>();
@@ -149,7 +114,7 @@ export class PinBook {
       pins.set(tool, pin);
       writes.push({ server, tool, ...pin });
     };
-    const drifted: typeof listed = [];
+    const drifted: Listed[] = [];
     for (const item of listed) {
       const pin = pins.get(item.definition.name);
       if (pin?.hash === item.hash) {
@@ -170,7 +135,7 @@ export class PinBook {
     }
 
     // Pinned tools no longer listed; a new name whose schema matches one is that tool renamed.
-    const names = taken ?? new Set(listed.map((item) => item.definition.name));
+    const names = new Set(listed.map((item) => item.name));
     const gone: ToolDefinition[] = [];
     for (const [name, pin] of pins) {
       if (!names.has(name) && pin.definition !== undefined) gone.push(pin.definition);
