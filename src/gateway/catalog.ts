@@ -3,6 +3,8 @@ import { flattenNames } from '../core/refs/names.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import type { CatalogEntry, ServerAnnotationSettings, ToolRecord } from './catalog-entry.js';
 import { toCatalogEntry, toToolRecord } from './catalog-entry.js';
+import type { LastListing } from './last-listing.js';
+import { relist } from './last-listing.js';
 
 /** What changed in the catalog after one update. */
 export interface CatalogChange {
@@ -26,8 +28,8 @@ export interface CatalogOptions {
 export class Catalog {
   private readonly prefixOf: (server: string) => NamePrefix;
   private collisionList: readonly NameCollision[] = [];
-  private readonly records = new Map<string, readonly ToolRecord[]>();
-  private readonly fingerprints = new Map<string, Map<string, ToolRecord>>();
+  /** Each server's records, in its listing's order. */
+  private readonly records = new Map<string, LastListing<ToolRecord>>();
   /** What each server's records were made with: other settings read its tools anew. */
   private readonly settingsKeys = new Map<string, string>();
   private readonly entriesByServer = new Map<string, readonly CatalogEntry[]>();
@@ -75,27 +77,18 @@ export class Catalog {
     tools: readonly JsonObject[],
     settings: ServerAnnotationSettings,
   ): CatalogChange {
-    const seen = new Set<string>();
-    const records: ToolRecord[] = [];
     // A server that came back declaring other capabilities (it now resolves its tools
     // itself) has its tools read again, even when they are listed unchanged.
     const key = settingsKey(settings);
-    const known = this.settingsKeys.get(server) === key ? this.fingerprints.get(server) : undefined;
+    const known = this.settingsKeys.get(server) === key ? this.records.get(server) : undefined;
     this.settingsKeys.set(server, key);
-    const fingerprints = new Map<string, ToolRecord>();
-    for (const tool of tools) {
-      // A tool listed again unchanged keeps its record: no inference, no change for clients.
-      const fingerprint = JSON.stringify(tool);
-      const record = known?.get(fingerprint) ?? toToolRecord(server, tool, settings);
-      // A server listing one name twice: the first definition is the tool.
-      if (record === undefined || seen.has(record.name)) continue;
-      seen.add(record.name);
-      records.push(record);
-      fingerprints.set(fingerprint, record);
-    }
-    this.fingerprints.set(server, fingerprints);
+    // A tool listed again unchanged keeps its record: no inference, no change for clients.
+    // Tools the pin book served as the earlier objects are known by identity.
+    this.records.set(
+      server,
+      relist(tools, known, (tool) => toToolRecord(server, tool, settings)),
+    );
     for (const [name, owner] of this.departed) if (owner === server) this.departed.delete(name);
-    this.records.set(server, records);
     return this.rebuild(server);
   }
 
@@ -113,7 +106,6 @@ export class Catalog {
     }
     if (!this.records.has(server)) return { changed: false };
     this.records.delete(server);
-    this.fingerprints.delete(server);
     this.settingsKeys.delete(server);
     return this.rebuild(server);
   }
@@ -187,7 +179,7 @@ export class Catalog {
   private rebuild(updatedServer: string): CatalogChange {
     const servers = [...this.records.keys()].sort();
     const { names, collisions } = flattenNames(
-      servers.flatMap((server) => this.records.get(server) ?? []),
+      servers.flatMap((server) => this.records.get(server)?.items ?? []),
       this.prefixOf,
     );
     this.collisionList = collisions;
@@ -195,7 +187,7 @@ export class Catalog {
     const added: CatalogEntry[] = [];
     const ordered: CatalogEntry[] = [];
     for (const server of servers) {
-      const records = this.records.get(server) ?? [];
+      const records = this.records.get(server)?.items ?? [];
       const previous = this.entriesByServer.get(server) ?? [];
       const byRecord = new Map(
         previous.map((entry) => [entry.refId + entry.namespacedName, entry]),

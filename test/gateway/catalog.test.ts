@@ -146,6 +146,61 @@ describe('Catalog', () => {
     expect(catalog.version).toBe(version + 1);
   });
 
+  it('keeps the entry of a tool listed again equal, keys in any order, and reads a changed one anew', () => {
+    const listing = (): Record<string, unknown>[] => [
+      tool('get_note', {
+        inputSchema: {
+          type: 'object',
+          properties: { filter: { type: 'object', properties: { tag: { type: 'string' } } } },
+        },
+        annotations: { readOnlyHint: true },
+        _meta: { version: '1' },
+      }),
+      tool('purge', { annotations: { destructiveHint: true } }),
+    ];
+    const catalog = new Catalog();
+    catalog.setServer('a', listing(), untrusted);
+    const [note, purge] = catalog.entriesOf('a');
+    const reordered = listing().map((item) => Object.fromEntries(Object.entries(item).reverse()));
+    expect(catalog.setServer('a', reordered, untrusted).changed).toBe(false);
+    expect(catalog.entriesOf('a')).toEqual([note, purge]);
+    expect(catalog.entriesOf('a')[0]).toBe(note);
+    // The earlier objects themselves (as the pin book serves unchanged tools).
+    expect(catalog.setServer('a', [note?.tool ?? {}, purge?.tool ?? {}], untrusted).changed).toBe(
+      false,
+    );
+    const edits: ((tools: Record<string, unknown>[]) => void)[] = [
+      (tools) => {
+        const schema = tools[0]?.['inputSchema'] as {
+          properties: { filter: { properties: { tag: { type: string } } } };
+        };
+        schema.properties.filter.properties.tag.type = 'number';
+      },
+      (tools) => {
+        (tools[0] as { annotations: unknown }).annotations = { readOnlyHint: false };
+      },
+      (tools) => {
+        (tools[0] as { _meta: unknown })._meta = { version: '2' };
+      },
+      (tools) => {
+        (tools[0] as { icons: unknown }).icons = [{ src: 'https://example.com/n.png' }];
+      },
+    ];
+    for (const edit of edits) {
+      catalog.setServer('a', listing(), untrusted);
+      const [before, kept] = catalog.entriesOf('a');
+      const changed = listing();
+      edit(changed);
+      expect(catalog.setServer('a', changed, untrusted).changed).toBe(true);
+      const [after, same] = catalog.entriesOf('a');
+      expect(after).not.toBe(before);
+      expect(after?.tool).toBe(changed[0]);
+      expect(same).toBe(kept);
+    }
+    catalog.setServer('a', listing(), untrusted);
+    expect(catalog.getByFlattenedName('a_get_note')?.declared).toEqual({ readOnlyHint: true });
+  });
+
   it('remembers the tools of a server that went down, and forgets them when it returns', () => {
     const catalog = new Catalog();
     catalog.setServer('a', [tool('get_one')], untrusted);

@@ -3,7 +3,7 @@
  * reads (name, title, description, input and output schema, annotations, `_meta`), in one
  * canonical form so that reordering tools or object keys never reads as a change.
  */
-import { canonicalJson } from '../util/canonical-json.js';
+import { canonicalJson, setMember } from '../util/canonical-json.js';
 import { sha256Hex } from '../util/hash.js';
 
 /** The pinned fields of one tool; absent fields are left out. */
@@ -72,7 +72,9 @@ function normalized(value: unknown, key: string | undefined): unknown {
   }
   if (!isObject(value)) return value;
   const copy: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(value)) copy[name] = normalized(member, name);
+  for (const [name, member] of Object.entries(value)) {
+    setMember(copy, name, normalized(member, name));
+  }
   return copy;
 }
 

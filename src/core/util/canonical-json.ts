@@ -16,7 +16,24 @@ function sortKeys(value: unknown): unknown {
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(source).sort()) {
     const member = source[key];
-    if (member !== undefined) sorted[key] = sortKeys(member);
+    if (member !== undefined) setMember(sorted, key, sortKeys(member));
   }
   return sorted;
+}
+
+/**
+ * Sets an own member, also one named `__proto__` (which `JSON.parse` makes an own member,
+ * but plain assignment would take as the object's prototype and leave out of the text).
+ */
+export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
 }

@@ -4,7 +4,6 @@
  * to save, and what to record. {@link PinGuard} runs it and persists the outcome.
  */
 import { createHash } from 'node:crypto';
-import equal from 'fast-deep-equal';
 import type { Drift, DriftAction, PinningMode, ToolDefinition } from '../../core/pins/index.js';
 import {
   compareTool,
@@ -18,6 +17,8 @@ import {
 import type { ScanContext } from '../../core/pins/scan.js';
 import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { PinWrite, ToolPin } from '../../store/store.js';
+import type { LastListing, ListedTool } from '../last-listing.js';
+import { relist } from '../last-listing.js';
 
 /** How one server's drift is handled. */
 export interface PinSettings {
@@ -53,21 +54,17 @@ export function nodeSha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-interface Seen {
+/** A tool of a server's last listing, as listed, with its definition and hash. */
+interface Listed extends ListedTool {
   readonly definition: ToolDefinition;
   readonly hash: string;
-}
-
-/** A tool of a server's last listing, as listed, with its definition and hash. */
-interface Listed extends Seen {
-  readonly tool: JsonObject;
 }
 
 /** Every server's pins, and the definitions of each server's last listing, hashed. */
 export class PinBook {
   private readonly pins = new Map<string, Map<string, BookPin>>();
-  /** Per server: the tools of its last listing by name (a tool listed again unchanged is not hashed again). */
-  private readonly last = new Map<string, Map<string, Listed>>();
+  /** Per server: its last listing (a tool listed again unchanged is not hashed again). */
+  private readonly last = new Map<string, LastListing<Listed>>();
 
   /** Replaces what is known of a server's pins (from the store). */
   load(server: string, pins: readonly ToolPin[]): void {
@@ -83,8 +80,11 @@ export class PinBook {
 
   /**
    * Re-checks a server's listing: a tool listed as last time costs a comparison with it,
-   * unchanged tools (the same canonical hash as their pin) one lookup more; the others are graded, decided by `settings`, and remembered, so the
-   * book already holds what the returned writes say.
+   * unchanged tools (the same canonical hash as their pin) one lookup more; the others are
+   * graded, decided by `settings`, and remembered, so the book already holds what the
+   * returned writes say. A tool equal to the one of the same name in the last listing is
+   * served as that earlier object: a consumer that keeps what it made of the last listing
+   * (the catalog) knows it unchanged by identity, without comparing it again.
    */
   check(
     server: string,
@@ -95,31 +95,16 @@ export class PinBook {
     const pins = this.pins.get(server) ?? new Map<string, BookPin>();
     this.pins.set(server, pins);
     const firstSight = pins.size === 0;
-    const previous = this.last.get(server);
-    const current = new Map<string, Listed>();
-    const listed: Listed[] = [];
-    const names = new Set<string>();
-    for (const tool of tools) {
-      // Compared with the same name's tool of the last listing, value by value (keys in any
-      // order: the canonical hash ignores their order too), which costs far less than
-      // serializing every tool of a fresh listing again.
-      const name = tool['name'];
-      const before = typeof name === 'string' ? previous?.get(name) : undefined;
-      let item: Seen | undefined =
-        before !== undefined && equal(before.tool, tool) ? before : undefined;
-      if (item === undefined) {
-        const definition = toolDefinition(tool);
-        if (definition === undefined) continue;
-        item = { definition, hash: definitionHash(definition, nodeSha256) };
-      }
-      // A server listing one name twice: the first definition is the tool.
-      if (names.has(item.definition.name)) continue;
-      names.add(item.definition.name);
-      const entry: Listed = { tool, definition: item.definition, hash: item.hash };
-      current.set(item.definition.name, entry);
-      listed.push(entry);
-    }
-    this.last.set(server, current);
+    // A tool listed as last time costs a comparison with it (keys in any order, as the
+    // canonical hash ignores their order), far less than canonicalizing and hashing it again.
+    const last = relist(tools, this.last.get(server), (tool): Listed | undefined => {
+      const definition = toolDefinition(tool);
+      if (definition === undefined) return undefined;
+      const hash = definitionHash(definition, nodeSha256);
+      return { name: definition.name, tool, definition, hash };
+    });
+    this.last.set(server, last);
+    const listed = last.items;
 
     const served: JsonObject[] = [];
     const held = new Map<string, string>();
@@ -129,7 +114,7 @@ export class PinBook {
       pins.set(tool, pin);
       writes.push({ server, tool, ...pin });
     };
-    const drifted: typeof listed = [];
+    const drifted: Listed[] = [];
     for (const item of listed) {
       const pin = pins.get(item.definition.name);
       if (pin?.hash === item.hash) {
@@ -150,6 +135,7 @@ export class PinBook {
     }
 
     // Pinned tools no longer listed; a new name whose schema matches one is that tool renamed.
+    const names = new Set(listed.map((item) => item.name));
     const gone: ToolDefinition[] = [];
     for (const [name, pin] of pins) {
       if (!names.has(name) && pin.definition !== undefined) gone.push(pin.definition);
