@@ -218,9 +218,10 @@ export function scanWords(text: string, visitor: WordVisitor): void {
         }
         if (cls === SEPARATOR) {
           // Joiners count only between two word characters: "end." is a word and a stop.
+          const joiner = c === UNDERSCORE || c === DOT;
+          if (!joiner && c !== APOSTROPHE && c !== RIGHT_QUOTE) break;
           if (i + 1 >= length || classOf(text.charCodeAt(i + 1)) === SEPARATOR) break;
-          if (c === UNDERSCORE || c === DOT) isCode = true;
-          else if (c !== APOSTROPHE && c !== RIGHT_QUOTE) break;
+          if (joiner) isCode = true;
         } else if (previous === LOWER && cls === UPPER) {
           isCode = true;
         }
