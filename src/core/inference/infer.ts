@@ -196,14 +196,9 @@ function decideOpenWorld(
       reason: { part: 'description', word: web, rule: 'web-word', strength: 'weak', text },
     };
   }
-  // A tool moving data between the machine and elsewhere (`bb_clone`: "Clone a repository
-  // to your local filesystem") names the machine as one end of the move.
-  const transfers =
-    nameTokens.some((token) => TRANSFER_WORDS.has(token)) ||
-    TRANSFER_WORDS.has(description.leading[0]?.info.lemma ?? '');
   const localName = nameTokens.find((token) => LOCAL_NAME_WORDS.has(token));
-  const local = transfers ? undefined : (localName ?? description.localWord);
-  if (local !== undefined) {
+  const local = localName ?? description.localWord;
+  if (local !== undefined && !transfers(nameTokens, description)) {
     const part = localName === undefined ? 'description' : 'name';
     const text = `${part} word "${local}" points to a closed, local world`;
     return {
@@ -212,6 +207,18 @@ function decideOpenWorld(
     };
   }
   return undefined;
+}
+
+/**
+ * True when the tool moves data between the machine and elsewhere (`bb_clone`: "Clone a
+ * repository to your local filesystem"): a local word then names one end of the move.
+ */
+function transfers(nameTokens: readonly string[], description: DescriptionReading): boolean {
+  const opening = description.leading[0]?.info.lemma;
+  return (
+    nameTokens.some((token) => TRANSFER_WORDS.has(token)) ||
+    (opening !== undefined && TRANSFER_WORDS.has(opening))
+  );
 }
 
 /**

@@ -232,8 +232,10 @@ function hasAllowedValues(schema: JsonObject): boolean {
   );
 }
 
-/** Cheap test before splitting an argument name into words for URL words. */
-const URL_HINT = /url|href|web/i;
+/** Cheap test, on the normalized name, before splitting it into words for URL words. */
+function mayNameUrl(norm: string): boolean {
+  return norm.includes('url') || norm.includes('href') || norm.includes('web');
+}
 
 /** A value quoted in prose: 'update', "delete" or `create`. Compiled once. */
 const QUOTED_VALUE = /['"`]([A-Za-z][\w-]{1,40})['"`]/g;
@@ -299,7 +301,7 @@ function readArgument(acc: Accumulator, argument: string, schema: JsonObject): v
   const norm = normalize(argument);
   const roles = ARGUMENT_ROLES.get(norm) ?? 0;
   if (roles !== 0) readRoles(acc, argument, schema, roles);
-  if (acc.url === undefined && URL_HINT.test(argument)) {
+  if (acc.url === undefined && mayNameUrl(norm)) {
     const argumentWords = tokenizeName(argument);
     if (
       argumentWords.some((word) => URL_ARGUMENT_WORDS.has(word)) &&
