@@ -131,6 +131,7 @@ const DOT = 46;
 const SLASH = 47;
 const BACKTICK = 96;
 const NEWLINE = 10;
+const SPACE = 32;
 const FENCE = '```';
 
 function isSpace(code: number): boolean {
@@ -195,6 +196,11 @@ export function scanWords(text: string, visitor: WordVisitor): void {
   let i = 0;
   while (i < length) {
     const code = text.charCodeAt(i);
+    // A space, the commonest separator, ends nothing and starts nothing.
+    if (code === SPACE) {
+      i++;
+      continue;
+    }
     let cls = code < 128 ? (ASCII_CLASS[code] as number) : classOf(code);
     if (cls !== SEPARATOR) {
       const start = i;
@@ -204,10 +210,16 @@ export function scanWords(text: string, visitor: WordVisitor): void {
       i++;
       while (i < length) {
         const c = text.charCodeAt(i);
+        // The common case first, by range rather than by table: a lower-case ASCII letter.
+        if (c >= 97 && c <= 122) {
+          previous = LOWER;
+          hash = Math.imul(hash ^ c, FNV_PRIME);
+          i++;
+          continue;
+        }
         if (c < 128) {
-          // The common case, without calls: ASCII letters and digits.
           cls = ASCII_CLASS[c] as number;
-          if (cls === LOWER || cls === DIGIT) {
+          if (cls === DIGIT) {
             previous = cls;
             hash = Math.imul(hash ^ c, FNV_PRIME);
             i++;
