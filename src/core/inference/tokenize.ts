@@ -56,7 +56,13 @@ export function splitNameParts(name: string): string[] {
   let start = -1;
   let previous = SEPARATOR;
   for (let i = 0; i < length; i++) {
-    const current = classOf(name.charCodeAt(i));
+    const code = name.charCodeAt(i);
+    // Inside a word, a lower-case letter after a letter starts nothing: the common case.
+    if (code >= 97 && code <= 122 && start >= 0 && previous !== DIGIT) {
+      previous = LOWER;
+      continue;
+    }
+    const current = classOf(code);
     if (current === SEPARATOR) {
       if (start >= 0) parts.push(name.slice(start, i));
       start = -1;
