@@ -2,7 +2,8 @@
  * Inference quality against authors' annotations, on three sets of real tools.
  *
  *   npx tsc -p bench/tsconfig.json && node bench/dist/bench/score-inference.js \
- *     [--errors N] [--servers] [--set public|recorded|held-out] [--held-out] [--public FILE]
+ *     [--errors N] [--servers] [--ceiling] [--set public|recorded|held-out] [--held-out]
+ *     [--public FILE]
  *   node bench/dist/bench/score-inference.js --predict < tools.json > annotations.json
  *
  * The sets: the public development set (`shared/eval/public-annotated-tools.jsonl` in a
@@ -15,7 +16,9 @@
  * counts as false). Dangerous misses: declared destructive (and not read-only) tools
  * inferred read-only. Conflict rate: the share of tools with declared annotations whose
  * declared value an untrusted server would see changed by a conflict. `--servers` adds a
- * line per server; `--errors N` lists N misses per hint.
+ * line per server; `--errors N` lists N misses per hint. `--ceiling` scores instead what
+ * any function of the name's verb (or verb and object) could reach on each set, and on the
+ * two development sets together (`ceiling.ts`).
  *
  * `--predict` reads a JSON array of tools on stdin and prints their inferred annotations,
  * the command interface of the shared `score-inference.mjs`.
@@ -27,6 +30,7 @@ import { resolveEffectiveAnnotations } from '../src/core/annotations/effective.j
 import type { HintField, ToolAnnotations } from '../src/core/annotations/types.js';
 import { HINT_FIELDS, SPEC_DEFAULTS } from '../src/core/annotations/types.js';
 import { inferAnnotations } from '../src/core/inference/infer.js';
+import { ceilingReport } from './ceiling.js';
 
 interface Tool {
   readonly server: string;
@@ -257,6 +261,12 @@ async function main(): Promise<void> {
     ['recorded corpus', loadFolder(folder)],
     ['held-out servers', loadFolder(join(folder, 'held-out'))],
   ];
+  const ceiling = args.includes('--ceiling');
+  if (ceiling && only === undefined) {
+    const [publicSet, recorded] = sets;
+    const together = [...(publicSet?.[1] ?? []), ...(recorded?.[1] ?? [])];
+    sets.splice(2, 0, ['development sets together', together]);
+  }
   for (const [label, tools] of sets) {
     if (only !== undefined && !label.startsWith(only)) continue;
     // The held-out servers are scored only when asked: they are kept out of tuning.
@@ -265,7 +275,11 @@ async function main(): Promise<void> {
       console.log(`${label}: not found, skipped`);
       continue;
     }
-    console.log(report(label, scoreSet(tools), errors, args.includes('--servers')));
+    console.log(
+      ceiling
+        ? ceilingReport(label, tools)
+        : report(label, scoreSet(tools), errors, args.includes('--servers')),
+    );
   }
 }
 

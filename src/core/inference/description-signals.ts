@@ -81,7 +81,10 @@ export interface DescriptionReading {
   readonly destructiveMention: string | undefined;
   /** The first word pointing to the open web (`website`, `url`). */
   readonly openWorldWord: string | undefined;
-  /** The first word pointing to a local world (`local`, `filesystem`, `file system`). */
+  /**
+   * The first word pointing to a local world (`local`, `filesystem`, `file system`,
+   * `knowledge graph`), in the first clause only.
+   */
   readonly localWord: string | undefined;
   /** How many words suggest an involved call (`batch`, `workflow`). */
   readonly complexityWords: number;
@@ -223,7 +226,7 @@ class DescriptionReader implements WordVisitor {
     index: number,
   ): void {
     const prose = (flags & TOKEN_CODE) === 0;
-    if (prose) this.read(info, start, end, negated, opensClause);
+    if (prose) this.read(info, start, end, negated, opensClause, clause === this.leadClause);
     if ((info.flags & WORD_NEGATION) !== 0) {
       this.negation = index;
       this.negationClause = clause;
@@ -349,17 +352,21 @@ class DescriptionReader implements WordVisitor {
     return this.text.slice(from, to).toLowerCase().replace(PHRASE_GAPS, ' ').trim();
   }
 
+  /** `opening` is true in the description's first clause, where it says what the tool is. */
   private read(
     info: WordInfo,
     start: number,
     end: number,
     negated: boolean,
     opensClause: boolean,
+    opening: boolean,
   ): void {
     const bits = info.flags;
     if ((bits & WORD_COMPLEXITY) !== 0) this.complexityWords++;
     if ((bits & WORD_OPEN_WORLD) !== 0) this.openWorldWord ??= sliceWord(this.text, start, end);
-    if ((bits & WORD_LOCAL) !== 0) this.localWord ??= sliceWord(this.text, start, end);
+    // A local word says the tool's world is closed only where the description says what the
+    // tool is, not in notes about its arguments or results ("filesystem risks", "local_path").
+    if ((bits & WORD_LOCAL) !== 0 && opening) this.localWord ??= sliceWord(this.text, start, end);
     const word = (bits & WORD_PHRASE) !== 0 ? info : undefined;
     // Phrases read backwards from their last word: "read only", "only lists", "file system".
     const before = opensClause || negated || this.previousNegated ? undefined : this.previousPhrase;
@@ -379,9 +386,12 @@ class DescriptionReader implements WordVisitor {
       };
       return;
     }
-    if (before === PHRASE.file && word === PHRASE.system) this.localWord ??= 'file system';
+    if (opening && before === PHRASE.file && word === PHRASE.system)
+      this.localWord ??= 'file system';
     // The MCP specification's own example of a closed world: a memory's knowledge graph.
-    if (before === PHRASE.knowledge && word === PHRASE.graph) this.localWord ??= 'knowledge graph';
+    if (opening && before === PHRASE.knowledge && word === PHRASE.graph) {
+      this.localWord ??= 'knowledge graph';
+    }
     if (word === PHRASE.permanent && !opensClause && !negated && !this.previousNegated) {
       const be = this.previousOf(BE_HASHES);
       if (be !== undefined) this.destructive(`${be} permanent`);

@@ -76,11 +76,12 @@ export function reasonFor(
   item: Evidence,
   field: 'readOnlyHint' | 'destructiveHint',
 ): InferenceReason {
-  const reason = toReason(item);
-  if (item.strength !== 'strong') return reason;
   const decisive =
-    field === 'readOnlyHint' ? item.clear && OVERRULES_READ_ONLY.has(item.effect) : item.destroys;
-  return decisive ? { ...reason, decisive: true } : reason;
+    item.strength === 'strong' &&
+    (field === 'readOnlyHint' ? item.clear && OVERRULES_READ_ONLY.has(item.effect) : item.destroys);
+  if (!decisive) return toReason(item);
+  const { part, word, rule, strength, text } = item;
+  return { part, word, rule, strength, text, decisive: true };
 }
 
 /**

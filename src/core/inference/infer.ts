@@ -15,9 +15,10 @@ import {
 import { gatherEvidence } from './gather.js';
 import {
   HYPOTHETICAL_WORDS,
-  LOCAL_WORDS,
+  LOCAL_NAME_WORDS,
   OPEN_WORLD_WORDS,
   REACHING_NAME_WORDS,
+  TRANSFER_WORDS,
   type VerbKind,
 } from './lexicon.js';
 import { readName, type NameVerb } from './name-signals.js';
@@ -171,7 +172,7 @@ function decideOpenWorld(
       reason: { part: 'schema', word: argument, rule: 'shell-argument', strength: 'weak', text },
     };
   }
-  const webName = nameTokens.find((token) => OPEN_WORLD_WORDS.has(token));
+  const webName = webNameWord(nameTokens, verb);
   if (webName !== undefined) {
     const text = `name word "${webName}" points to the open web`;
     return {
@@ -195,9 +196,9 @@ function decideOpenWorld(
       reason: { part: 'description', word: web, rule: 'web-word', strength: 'weak', text },
     };
   }
-  const localName = nameTokens.find((token) => LOCAL_WORDS.has(token));
+  const localName = nameTokens.find((token) => LOCAL_NAME_WORDS.has(token));
   const local = localName ?? description.localWord;
-  if (local !== undefined) {
+  if (local !== undefined && !transfers(nameTokens, description)) {
     const part = localName === undefined ? 'description' : 'name';
     const text = `${part} word "${local}" points to a closed, local world`;
     return {
@@ -207,6 +208,38 @@ function decideOpenWorld(
   }
   return undefined;
 }
+
+/**
+ * True when the tool moves data between the machine and elsewhere (`bb_clone`: "Clone a
+ * repository to your local filesystem"): a local word then names one end of the move.
+ */
+function transfers(nameTokens: readonly string[], description: DescriptionReading): boolean {
+  const opening = description.leading[0]?.info.lemma;
+  return (
+    nameTokens.some((token) => TRANSFER_WORDS.has(token)) ||
+    (opening !== undefined && TRANSFER_WORDS.has(opening))
+  );
+}
+
+/**
+ * The first name word pointing to the open web, unless it follows a verb that stores what
+ * it names (`zephyr_create_test_case_web_link` stores a link; `browser_file_upload` still
+ * drives a browser).
+ */
+function webNameWord(
+  nameTokens: readonly string[],
+  verb: NameVerb | undefined,
+): string | undefined {
+  const storing = verb !== undefined && STORED_OBJECT_KINDS.has(verb.kind) ? verb.index : -1;
+  for (let i = 0; i < nameTokens.length; i++) {
+    const token = nameTokens[i] as string;
+    if (OPEN_WORLD_WORDS.has(token) && (storing < 0 || i < storing)) return token;
+  }
+  return undefined;
+}
+
+/** Kinds of verbs whose object is a thing they store: a web word after one is a noun. */
+const STORED_OBJECT_KINDS: ReadonlySet<VerbKind> = new Set<VerbKind>(['additive', 'update']);
 
 /** Kinds of verbs that store a URL they are given rather than reach it (`createWebhook`). */
 const STORING_KINDS: ReadonlySet<VerbKind> = new Set<VerbKind>([

@@ -90,7 +90,7 @@ export const DESTRUCTIVE_VERBS: ReadonlySet<string> = new Set(
     kill terminate uninstall unlink clear flush prune discard rollback revert shutdown
     evict unpublish cancel abort expire shred trash nuke deregister unregister unset
     restart reboot drain force rewrite detach decommission deprovision delist forget
-    disassociate
+    disassociate cleanup
   `),
 );
 
@@ -169,12 +169,13 @@ export const VAGUE_VERBS: ReadonlySet<string> = new Set(
 /**
  * Verbs that mean "repeat it and nothing more happens" on their own. Destructive, read
  * and toggle verbs are idempotent by default; the sets below name the exceptions and the
- * idempotent update verbs.
+ * idempotent update verbs: those that put a thing into a given state or place (`set`,
+ * `rename`, `move`, `transfer`, `convert`), where a second call finds it there already.
  */
 export const IDEMPOTENT_VERBS: ReadonlySet<string> = new Set(
   words(`
     set put update write replace overwrite upsert rename configure apply sync assign
-    reassign scale resize
+    reassign scale resize move transfer convert change
   `),
 );
 
@@ -667,6 +668,22 @@ export const REACHING_NAME_WORDS: ReadonlySet<string> = new Set(
 /** Words that point to a closed, local world. */
 export const LOCAL_WORDS: ReadonlySet<string> = new Set(
   words(`local locally filesystem localhost sandbox sandboxed`),
+);
+
+/**
+ * Of those, the ones a name uses for its own world. `local` in a name qualifies a place or
+ * a thing sent elsewhere (`brave_local_search`, `insertLocalImage`), and `sandbox` is as
+ * often a remote one (`create_sandbox`).
+ */
+export const LOCAL_NAME_WORDS: ReadonlySet<string> = new Set(words(`filesystem localhost`));
+
+/**
+ * Words of moving data between the local machine and somewhere else (`bb_clone`,
+ * `download_attachment`, `port_forward`): a local word then names one end of the move, not
+ * the tool's whole world.
+ */
+export const TRANSFER_WORDS: ReadonlySet<string> = new Set(
+  words(`upload download clone push pull sync import export forward mirror`),
 );
 
 /** Words that make a tool more involved to call. */

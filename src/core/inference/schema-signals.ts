@@ -232,8 +232,10 @@ function hasAllowedValues(schema: JsonObject): boolean {
   );
 }
 
-/** Cheap test before splitting an argument name into words for URL words. */
-const URL_HINT = /url|href|web/i;
+/** Cheap test, on the normalized name, before splitting it into words for URL words. */
+function mayNameUrl(norm: string): boolean {
+  return norm.includes('url') || norm.includes('href') || norm.includes('web');
+}
 
 /** A value quoted in prose: 'update', "delete" or `create`. Compiled once. */
 const QUOTED_VALUE = /['"`]([A-Za-z][\w-]{1,40})['"`]/g;
@@ -257,46 +259,49 @@ function quotedValues(description: string): string[] {
   return values.length >= 2 ? values : [];
 }
 
+/** What an argument's name (normalized) can make it, as bits: one lookup per argument. */
+const WRAPPER = 1;
+const ACTION = 2;
+const EXEC = 4;
+const SHELL = 8;
+const OUTPUT = 16;
+const QUERY = 32;
+const METHOD = 64;
+const CODE = 128;
+const DRY_RUN = 256;
+const PREVIEW = 512;
+const CONFIRM = 1024;
+
+function buildArgumentRoles(): ReadonlyMap<string, number> {
+  const roles = new Map<string, number>();
+  const mark = (names: Iterable<string>, bit: number): void => {
+    for (const name of names) roles.set(name, (roles.get(name) ?? 0) | bit);
+  };
+  mark(WRAPPER_ARGUMENTS, WRAPPER);
+  mark(ACTION_ARGUMENTS, ACTION);
+  mark(EXEC_ARGUMENTS, EXEC);
+  mark(SHELL_ARGUMENTS, SHELL);
+  mark(OUTPUT_ARGUMENTS, OUTPUT);
+  mark(['query'], QUERY);
+  mark(['method', 'httpmethod'], METHOD);
+  mark(CODE_ARGUMENTS, CODE);
+  mark(DRY_RUN_ARGUMENTS, DRY_RUN);
+  mark(['preview'], PREVIEW);
+  mark(CONFIRM_ARGUMENTS, CONFIRM);
+  return roles;
+}
+
+const ARGUMENT_ROLES = buildArgumentRoles();
+
+/** Roles read from a text argument, and from a boolean one. */
+const TEXT_ROLES = EXEC | OUTPUT | QUERY | METHOD | CODE;
+const FLAG_ROLES = DRY_RUN | PREVIEW | CONFIRM;
+
 function readArgument(acc: Accumulator, argument: string, schema: JsonObject): void {
   const norm = normalize(argument);
-  if (WRAPPER_ARGUMENTS.has(norm) && isObject(schema['properties'])) acc.wrapper ??= schema;
-  if (ACTION_ARGUMENTS.has(norm)) {
-    const listed = allowedValues(schema);
-    const described = schema['description'];
-    // A command argument runs what it is given: its quoted examples are not a list of actions.
-    const values =
-      listed.length > 0 || typeof described !== 'string' || EXEC_ARGUMENTS.has(norm)
-        ? listed
-        : quotedValues(described);
-    if (values.length > 0) {
-      readAction(acc, argument, values, acc.objects);
-      return;
-    }
-  }
-  const text = schema['type'] === undefined || hasType(schema, 'string');
-  if (text && !hasAllowedValues(schema)) {
-    const description = typeof schema['description'] === 'string' ? schema['description'] : '';
-    if (EXEC_ARGUMENTS.has(norm)) {
-      acc.exec ??= { argument };
-      if (SHELL_ARGUMENTS.has(norm)) acc.shell ??= { argument };
-    } else if (OUTPUT_ARGUMENTS.has(norm)) {
-      acc.output ??= { argument };
-    } else if (norm === 'query') {
-      if (QUERY_LANGUAGE_PATTERN.test(description)) acc.exec ??= { argument };
-    } else if (norm === 'method' || norm === 'httpmethod') {
-      if (HTTP_METHOD_PATTERN.test(description)) acc.exec ??= { argument };
-    } else if (CODE_ARGUMENTS.has(norm)) {
-      // `code` is as often an identifier (a project code, a country code): its description
-      // says which.
-      if (description === '' || CODE_DESCRIPTION_PATTERN.test(description))
-        acc.code ??= { argument };
-    }
-  } else if (hasType(schema, 'boolean')) {
-    if (DRY_RUN_ARGUMENTS.has(norm)) acc.dryRun ??= { argument };
-    else if (norm === 'preview') acc.preview ??= { argument };
-    else if (CONFIRM_ARGUMENTS.has(norm)) acc.confirm ??= { argument };
-  }
-  if (acc.url === undefined && URL_HINT.test(argument)) {
+  const roles = ARGUMENT_ROLES.get(norm) ?? 0;
+  if (roles !== 0) readRoles(acc, argument, schema, roles);
+  if (acc.url === undefined && mayNameUrl(norm)) {
     const argumentWords = tokenizeName(argument);
     if (
       argumentWords.some((word) => URL_ARGUMENT_WORDS.has(word)) &&
@@ -304,6 +309,48 @@ function readArgument(acc: Accumulator, argument: string, schema: JsonObject): v
     ) {
       acc.url = { argument };
     }
+  }
+}
+
+/** Reads an argument whose name gives it a role (`roles`, bits of `ARGUMENT_ROLES`). */
+function readRoles(acc: Accumulator, argument: string, schema: JsonObject, roles: number): void {
+  if ((roles & WRAPPER) !== 0 && isObject(schema['properties'])) acc.wrapper ??= schema;
+  if ((roles & ACTION) !== 0) {
+    const listed = allowedValues(schema);
+    const described = schema['description'];
+    // A command argument runs what it is given: its quoted examples are not a list of actions.
+    const values =
+      listed.length > 0 || typeof described !== 'string' || (roles & EXEC) !== 0
+        ? listed
+        : quotedValues(described);
+    if (values.length > 0) {
+      readAction(acc, argument, values, acc.objects);
+      return;
+    }
+  }
+  if ((roles & (TEXT_ROLES | FLAG_ROLES)) === 0) return;
+  const text = schema['type'] === undefined || hasType(schema, 'string');
+  if (text && !hasAllowedValues(schema)) {
+    const description = typeof schema['description'] === 'string' ? schema['description'] : '';
+    if ((roles & EXEC) !== 0) {
+      acc.exec ??= { argument };
+      if ((roles & SHELL) !== 0) acc.shell ??= { argument };
+    } else if ((roles & OUTPUT) !== 0) {
+      acc.output ??= { argument };
+    } else if ((roles & QUERY) !== 0) {
+      if (QUERY_LANGUAGE_PATTERN.test(description)) acc.exec ??= { argument };
+    } else if ((roles & METHOD) !== 0) {
+      if (HTTP_METHOD_PATTERN.test(description)) acc.exec ??= { argument };
+    } else if ((roles & CODE) !== 0) {
+      // `code` is as often an identifier (a project code, a country code): its description
+      // says which.
+      if (description === '' || CODE_DESCRIPTION_PATTERN.test(description))
+        acc.code ??= { argument };
+    }
+  } else if (hasType(schema, 'boolean')) {
+    if ((roles & DRY_RUN) !== 0) acc.dryRun ??= { argument };
+    else if ((roles & PREVIEW) !== 0) acc.preview ??= { argument };
+    else if ((roles & CONFIRM) !== 0) acc.confirm ??= { argument };
   }
 }
 

@@ -56,7 +56,13 @@ export function splitNameParts(name: string): string[] {
   let start = -1;
   let previous = SEPARATOR;
   for (let i = 0; i < length; i++) {
-    const current = classOf(name.charCodeAt(i));
+    const code = name.charCodeAt(i);
+    // Inside a word, a lower-case letter after a letter starts nothing: the common case.
+    if (code >= 97 && code <= 122 && start >= 0 && previous !== DIGIT) {
+      previous = LOWER;
+      continue;
+    }
+    const current = classOf(code);
     if (current === SEPARATOR) {
       if (start >= 0) parts.push(name.slice(start, i));
       start = -1;
@@ -131,6 +137,7 @@ const DOT = 46;
 const SLASH = 47;
 const BACKTICK = 96;
 const NEWLINE = 10;
+const SPACE = 32;
 const FENCE = '```';
 
 function isSpace(code: number): boolean {
@@ -195,6 +202,11 @@ export function scanWords(text: string, visitor: WordVisitor): void {
   let i = 0;
   while (i < length) {
     const code = text.charCodeAt(i);
+    // A space, the commonest separator, ends nothing and starts nothing.
+    if (code === SPACE) {
+      i++;
+      continue;
+    }
     let cls = code < 128 ? (ASCII_CLASS[code] as number) : classOf(code);
     if (cls !== SEPARATOR) {
       const start = i;
@@ -204,10 +216,16 @@ export function scanWords(text: string, visitor: WordVisitor): void {
       i++;
       while (i < length) {
         const c = text.charCodeAt(i);
+        // The common case first, by range rather than by table: a lower-case ASCII letter.
+        if (c >= 97 && c <= 122) {
+          previous = LOWER;
+          hash = Math.imul(hash ^ c, FNV_PRIME);
+          i++;
+          continue;
+        }
         if (c < 128) {
-          // The common case, without calls: ASCII letters and digits.
           cls = ASCII_CLASS[c] as number;
-          if (cls === LOWER || cls === DIGIT) {
+          if (cls === DIGIT) {
             previous = cls;
             hash = Math.imul(hash ^ c, FNV_PRIME);
             i++;
@@ -218,9 +236,10 @@ export function scanWords(text: string, visitor: WordVisitor): void {
         }
         if (cls === SEPARATOR) {
           // Joiners count only between two word characters: "end." is a word and a stop.
+          const joiner = c === UNDERSCORE || c === DOT;
+          if (!joiner && c !== APOSTROPHE && c !== RIGHT_QUOTE) break;
           if (i + 1 >= length || classOf(text.charCodeAt(i + 1)) === SEPARATOR) break;
-          if (c === UNDERSCORE || c === DOT) isCode = true;
-          else if (c !== APOSTROPHE && c !== RIGHT_QUOTE) break;
+          if (joiner) isCode = true;
         } else if (previous === LOWER && cls === UPPER) {
           isCode = true;
         }

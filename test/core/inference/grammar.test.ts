@@ -378,3 +378,87 @@ describe('closed worlds', () => {
     expect(reasons['openWorldHint']?.word).toBe('knowledge graph');
   });
 });
+
+describe('closed worlds, only where the description says what the tool is', () => {
+  const world = (name: string, description?: string) =>
+    inferAnnotations({ name, description }).annotations.openWorldHint;
+
+  it('reads a local word in the first clause as a closed world', () => {
+    // @modelcontextprotocol/server-filesystem
+    expect(
+      world('read_text_file', 'Read the complete contents of a file from the file system as text.'),
+    ).toBe(false);
+  });
+
+  it.each([
+    // kubernetes-mcp-server, n8n-mcp, qase: a local word in a later note about the results
+    // or the arguments says nothing about the tool's world.
+    [
+      'nodes_stats_summary',
+      'Get detailed resource usage statistics from a node. Provides metrics including CPU, memory, filesystem, and network usage.',
+    ],
+    [
+      'n8n_audit_instance',
+      'Security audit of n8n instance. Combines the audit API (credentials, database, filesystem risks).',
+    ],
+    [
+      'download_attachment',
+      'Download an uploaded file from a project (images returned as base64; use local_path to save to disk)',
+    ],
+  ])('keeps the default for %s: its local word is in a later clause', (name, description) => {
+    expect(world(name, description)).toBeUndefined();
+  });
+
+  it.each([
+    // Bitbucket's bb_clone, Google Drive's insertLocalImage and downloadFile, Kubernetes'
+    // port_forward: the machine is one end of a move to or from elsewhere.
+    ['bb_clone', 'Clone a Bitbucket repository to your local filesystem using SSH.'],
+    ['insertLocalImage', 'Upload a local image file to Google Drive and insert it.'],
+    ['downloadFile', 'Download a Google Drive file to a local path.'],
+    ['port_forward', 'Forward a local port to a port on a Kubernetes resource.'],
+  ])('keeps the default for %s: it moves data between the machine and elsewhere', (name, text) => {
+    expect(world(name, text)).toBeUndefined();
+  });
+
+  it('reads "local" in a name as a qualifier, not a closed world', () => {
+    // Brave's local search finds nearby places on the web; Google Drive's insertLocalImage
+    // sends a file from the machine to the service.
+    expect(world('brave_local_search', 'Searches for businesses near a location.')).toBe(undefined);
+    expect(world('insertLocalImage', 'Insert an image into a document.')).toBeUndefined();
+    expect(world('localhost_status', 'Status of the server.')).toBe(false);
+  });
+
+  it('reads a web word after a verb that stores it as the thing stored', () => {
+    // SmartBear's Zephyr tools store a web link on a test case; Playwright's browser
+    // tools drive a browser, whatever their verb.
+    expect(
+      world('zephyr_create_test_case_web_link', 'Create a new Web Link for a Test Case.'),
+    ).toBe(undefined);
+    expect(world('browser_file_upload', 'Upload one or multiple files')).toBe(true);
+    expect(world('search_web', 'Search the web.')).toBe(true);
+  });
+});
+
+describe('idempotence of verbs that put a thing into a given state or place', () => {
+  it.each([
+    // Todoist's project-move, Linear's transferIssue and convertIssueToSubtask,
+    // DigitalOcean's change-kernel-droplet: a second call finds the thing there already.
+    ['project-move', 'Move a project between personal and workspace contexts.'],
+    ['linear_transferIssue', 'Transfer an issue to another team'],
+    ['linear_convertIssueToSubtask', 'Convert an issue to a subtask'],
+    ['change-kernel-droplet', "Change a droplet's kernel"],
+  ])('%s is idempotent', (name, description) => {
+    expect(inferAnnotations({ name, description }).annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: true,
+    });
+  });
+
+  it('reads cleanup as destructive', () => {
+    // mcp-server-kubernetes: "Cleanup all managed resources".
+    expect(
+      inferAnnotations({ name: 'cleanup', description: 'Cleanup all managed resources' })
+        .annotations,
+    ).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+});
