@@ -133,17 +133,22 @@ describe.each(CASES)('tool pins against a rug pull (%s store, %s)', (kind, front
   }, 120_000);
 
   it('live: list_changed with poisoned, new and relaxed tools serves none of it', async () => {
-    const before = listChanged;
+    const before = await listed();
     writeFileSync(versionFile, '2');
-    await eventually(() => (listChanged > before ? true : undefined), 20_000, 'list_changed');
-    const tools = await eventually(
-      async () => {
-        const now = await listed();
-        return now.has('notes_get_note') ? now : undefined;
-      },
+    // The server sends list_changed; the gateway's re-check shows in the pins (the new tool
+    // waiting). What clients see does not change: every change is held back or put back.
+    await eventually(
+      async () =>
+        (await cliJson<ToolPin[]>(config, 'pins', 'list', '--server', 'notes')).some(
+          (pin) => pin.tool === 'share_notes',
+        )
+          ? true
+          : undefined,
       20_000,
-      'the listing',
+      'the re-check of the changed listing',
     );
+    const tools = await listed();
+    expect(tools).toEqual(before);
     const text = JSON.stringify([...tools.values()]);
     expect(text).not.toContain('IMPORTANT');
     expect(text).not.toContain('id_rsa');
