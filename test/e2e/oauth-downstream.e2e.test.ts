@@ -214,7 +214,7 @@ describe('OAuth to a downstream server', () => {
     expect(login.stderr).toContain('remove it to use an OAuth login');
   }, 60_000);
 
-  it("keeps a per-user server's logins per principal; the gateway says it does not serve it yet", async () => {
+  it("keeps a per-user server's logins per principal; a command without a principal does not use them", async () => {
     const teamDir = scratchDir('hintgate-oauth-team-');
     const team = writeConfig(teamDir, { team: { url: server.mcp, auth: 'per-user' } });
     const missing = await runCli(['auth', 'login', 'team', '--config', team, '--no-open'], { env });
@@ -233,7 +233,8 @@ describe('OAuth to a downstream server', () => {
     ]);
     const tools = await runCli(['tools', '--config', team], { env });
     outputs.push(tools.stdout, tools.stderr);
-    expect(tools.stdout + tools.stderr).toContain('is configured "auth: per-user"');
+    expect(tools.stdout + tools.stderr).toContain('served per principal ("auth: per-user")');
+    expect(tools.stdout).not.toContain('team_whoami');
     const out = await runCli(['auth', 'logout', 'team', '--config', team, '--principal', 'alice'], {
       env,
     });

@@ -15,6 +15,8 @@ export interface OAuthFixture {
   revokeAll(): Promise<void>;
   /** Revokes the access tokens only: a refresh still works. */
   revokeAccess(): Promise<void>;
+  /** The account the next logins log in as (the person at the browser). */
+  loginAs(account: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,9 @@ export async function startOAuthFixture(accessTtl = 3600): Promise<OAuthFixture>
     },
     revokeAccess: async () => {
       await fetch(`${origin}/admin/revoke-access`, { method: 'POST' });
+    },
+    loginAs: async (account) => {
+      await fetch(`${origin}/admin/user?name=${encodeURIComponent(account)}`, { method: 'POST' });
     },
     stop: () =>
       new Promise((resolve) => {
