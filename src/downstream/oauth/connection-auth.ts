@@ -114,19 +114,26 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
     throw error;
   };
 
-  /** One refresh at a time; the document is read again first (another gateway may have refreshed). */
+  /**
+   * One refresh at a time in this process, and under the login's lock against every other
+   * process sharing the store; the document is read again inside the lock, and a refresh
+   * another process made meanwhile is taken instead of refreshing again (with rotating
+   * refresh tokens, the second would spend a spent one and lose the login).
+   */
   const refresh = (resourceMetadataUrl: URL | undefined, held: string | undefined) => {
     login.refreshing ??= (async () => {
       try {
-        const fresh = await provider.load();
-        if (fresh.tokens !== undefined && fresh.tokens.access_token !== held && !expiring(fresh))
-          return;
-        if (fresh.tokens === undefined)
-          throw loginRequired(options.server, options.principal, 'no login is stored');
-        await auth(provider, {
-          serverUrl: options.url,
-          ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-          fetchFn,
+        await options.vault.locked(options.server, options.principal, async () => {
+          const fresh = await provider.load();
+          if (fresh.tokens !== undefined && fresh.tokens.access_token !== held && !expiring(fresh))
+            return;
+          if (fresh.tokens === undefined)
+            throw loginRequired(options.server, options.principal, 'no login is stored');
+          await auth(provider, {
+            serverUrl: options.url,
+            ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+            fetchFn,
+          });
         });
       } finally {
         login.refreshing = undefined;

@@ -105,6 +105,41 @@ describe('downstream OAuth refresh in the gateway', () => {
     expect(lost).toEqual([]);
   }, 30_000);
 
+  it('two processes (two store clients) refreshing one login at once spend its refresh token once; the login survives', async () => {
+    const server = uniqueName('srv');
+    const vault = await loggedIn(server);
+    // A second client of the same database, as another gateway has: its own pool, its own
+    // vault, its own provider (nothing shared in memory with the first).
+    const second = await store.harness().open();
+    try {
+      const lost: Error[] = [];
+      const connect = (each: CredentialVault): AuthProvider =>
+        connectionAuth({
+          server,
+          url: fixture.mcp,
+          principal: '',
+          vault: each,
+          settings: undefined,
+          onLoginRequired: (error) => lost.push(error),
+        });
+      const gateways = [connect(vault), connect(new CredentialVault(second, sealer))];
+      const first = await Promise.all(gateways.map((g) => g.token()));
+      expect(new Set(first).size).toBe(1);
+      for (let round = 1; round <= 2; round++) {
+        const before = (await fixture.stats()).refresh_token;
+        await expire();
+        const tokens = await Promise.all(gateways.map((g) => g.token()));
+        expect(new Set(tokens).size).toBe(1);
+        expect(tokens[0]).not.toBe(first[0]);
+        expect((await fixture.stats()).refresh_token).toBe(before + 1);
+        expect(await accepted(tokens[0])).toBe(true);
+      }
+      expect(lost).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 30_000);
+
   it('a refused refresh does not overwrite newer tokens another gateway stored', async () => {
     const server = uniqueName('srv');
     const vault = await loggedIn(server);
