@@ -9,6 +9,7 @@ import { DownstreamError } from '../mcp/rpc-errors.js';
 import type { ClientIdentity, Connection } from './connect.js';
 import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
 import type { LogRoute } from './inflight.js';
+import type { ConnectionAuth } from './oauth/connection-auth.js';
 import { connectionAuth } from './oauth/connection-auth.js';
 import { loginCommand, usesOAuth } from './oauth/provider.js';
 import type { CredentialVault } from './oauth/vault.js';
@@ -162,6 +163,8 @@ export class Downstream {
   private readonly random: () => number;
   private generation = 0;
   private lastFailure: unknown;
+  /** The OAuth token provider of the current connection attempt, if any. */
+  private auth: ConnectionAuth | undefined;
 
   constructor(private readonly options: DownstreamOptions) {
     this.name = options.name;
@@ -461,18 +464,22 @@ export class Downstream {
    * waiting for the next retry.
    */
   retryNow(): void {
-    if (this.closed || this.statusValue.state !== 'down') return;
+    if (this.closed) return;
+    // Up: the stored login is read again, and a removed one stops being used at once.
+    if (this.statusValue.state === 'up') void this.auth?.revalidate();
+    if (this.statusValue.state !== 'down') return;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     void this.connect();
   }
 
   /** The bearer token provider of an OAuth-protected HTTP server, for one connection. */
-  private authProvider(generation: number) {
+  private authProvider(generation: number): ConnectionAuth | undefined {
     const oauth = this.options.oauth;
     const { url } = this.config;
+    this.auth = undefined;
     if (oauth === undefined || url === undefined || !usesOAuth(this.config)) return undefined;
-    return connectionAuth({
+    return (this.auth = connectionAuth({
       server: this.options.server ?? this.name,
       url,
       principal: this.principal,
@@ -481,7 +488,7 @@ export class Downstream {
       ...(oauth.refreshAheadMs === undefined ? {} : { refreshAheadMs: oauth.refreshAheadMs }),
       now: this.now,
       onLoginRequired: (error) => this.loginLost(generation, error),
-    });
+    }));
   }
 
   /**

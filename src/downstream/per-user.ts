@@ -142,9 +142,15 @@ export class PerUserServer implements ServerConnection {
     }
   }
 
-  /** The store reported a login change: see {@link reloadLogins}. */
+  /**
+   * The store reported a login change: see {@link reloadLogins}; the open connections read
+   * their logins again.
+   */
   retryNow(): void {
-    void this.reloadLogins();
+    void this.reloadLogins().then(() => {
+      for (const held of this.#held.values())
+        if (held.downstream.status.state === 'up') held.downstream.retryNow();
+    });
   }
 
   /**

@@ -192,12 +192,23 @@ describe('OAuth to a downstream server', () => {
     });
   }, 60_000);
 
-  it('logout forgets the login; status says so', async () => {
+  it('logout revokes the tokens at the authorization server, and the running gateway drops its own at once', async () => {
+    expect(await callText('remote_whoami')).toBe('you are alice');
+    expect(await server.validAccessTokens()).toBeGreaterThan(0);
     const run = await runCli(['auth', 'logout', 'remote', '--config', config], { env });
     outputs.push(run.stdout, run.stderr);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('remote: tokens revoked at the authorization server');
     expect(run.stderr).toContain('logged out of "remote" (1 stored login removed)');
+    expect(await server.validAccessTokens()).toBe(0);
     expect((await status())[0]).toMatchObject({ state: 'not logged in' });
+    // Told by the store, not by a refused call: the server is down before anything is called.
+    const down = await waitFor('the server to be down', async () => {
+      const text = await api('/api/servers');
+      return text.includes('"state":"down"') ? text : undefined;
+    });
+    expect(down).toContain('the stored login was removed (hintgate auth logout)');
+    expect(await callText('remote_whoami')).toContain('run `hintgate auth login remote`');
   }, 30_000);
 
   it('sends a configured Authorization header as it is, never starting OAuth over it', async () => {

@@ -144,12 +144,35 @@ describe('an auth: per-user server', () => {
 
   it("closes a principal's connection when idle and opens it again on its next call", async () => {
     const stderr = gateway as GatewayProcess;
-    await stderr.waitForStderr(/closed the connection for principal "alice" \(idle\)/, 20_000);
-    const connects = () => stderr.stderr().match(/connected for principal "alice"/g)?.length ?? 0;
+    const count = (pattern: RegExp) => stderr.stderr().match(pattern)?.length ?? 0;
+    const connects = () => count(/connected for principal "alice"/g);
+    const closes = () => count(/closed the connection for principal "alice" \(idle\)/g);
+    // Open now (it may have been closed and opened again already): wait for it to idle out.
+    if (connects() > closes()) {
+      const closed = closes();
+      await waitFor('the idle close', () => Promise.resolve(closes() > closed || undefined));
+    }
     const before = connects();
     expect(await callText('alice')).toBe('you are alice');
     await waitFor('the new connection', () => Promise.resolve(connects() > before || undefined));
     expect(connects()).toBe(before + 1);
+  }, 30_000);
+
+  it("one principal's logout revokes its tokens and takes the server away from it alone", async () => {
+    expect(await callText('bob')).toBe('you are bob');
+    const run = await runCli(['auth', 'logout', 'team', '--config', config, '--principal', 'bob'], {
+      env,
+    });
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'team (principal bob): tokens revoked at the authorization server',
+    );
+    await waitFor('bob to lose the tool', async () =>
+      (await toolNames('bob')).includes('team_whoami') ? undefined : true,
+    );
+    expect(await callText('bob')).toContain('hintgate auth login team --principal bob');
+    expect(await callText('alice')).toBe('you are alice');
   }, 30_000);
 
   it('auth status lists each principal; no token is printed or logged', async () => {
@@ -157,7 +180,6 @@ describe('an auth: per-user server', () => {
     outputs.push(run.stdout, run.stderr);
     expect(JSON.parse(run.stdout)).toMatchObject([
       { server: 'team', principal: 'alice', state: 'logged in' },
-      { server: 'team', principal: 'bob', state: 'logged in' },
     ]);
     const tokens = await server.tokens();
     expect(tokens.length).toBeGreaterThanOrEqual(4);

@@ -1,4 +1,5 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionAuth } from '../../../src/downstream/oauth/connection-auth.js';
 import { loginToServer } from '../../../src/downstream/oauth/login.js';
@@ -137,6 +138,41 @@ describe('downstream OAuth refresh in the gateway', () => {
       expect(lost).toEqual([]);
     } finally {
       await second.close();
+    }
+  }, 30_000);
+
+  it('a 401 is judged against the login stored now: a newer login is used, without a refresh', async () => {
+    const server = uniqueName('srv');
+    const vault = await loggedIn(server);
+    const lost: Error[] = [];
+    const auth = connectionAuth({
+      server,
+      url: fixture.mcp,
+      principal: '',
+      vault,
+      settings: undefined,
+      refreshAheadMs: 0,
+      onLoginRequired: (error) => lost.push(error),
+    });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(fixture.mcp), { authProvider: auth }),
+    );
+    try {
+      const first = await auth.token();
+      // Another process logs in anew; the old grant is gone (its refresh token too).
+      await fixture.revokeAll();
+      await loggedIn(server);
+      const refreshes = (await fixture.stats()).refresh_token;
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'you are alice' }]);
+      const now = await auth.token();
+      expect(now).not.toBe(first);
+      expect((await vault.load(server, ''))?.tokens?.access_token).toBe(now);
+      expect((await fixture.stats()).refresh_token).toBe(refreshes);
+      expect(lost).toEqual([]);
+    } finally {
+      await client.close();
     }
   }, 30_000);
 
