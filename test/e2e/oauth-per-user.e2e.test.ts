@@ -175,6 +175,23 @@ describe('an auth: per-user server', () => {
     expect(await callText('alice')).toBe('you are alice');
   }, 30_000);
 
+  it('a code exchange that fails: the browser page says so, not "Logged in", and nothing is stored', async () => {
+    await server.loginAs('carol');
+    await server.failNextToken();
+    const run = await loginWithCli(
+      ['team', '--config', config, '--no-open', '--principal', 'carol'],
+      env,
+    );
+    outputs.push(run.stdout, run.stderr, run.page?.text ?? '');
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('OAuth login to "team" failed exchanging the code');
+    expect(run.page?.status).toBe(502);
+    expect(run.page?.text).toContain('The login failed');
+    expect(run.page?.text).toContain('refused by the test');
+    expect(run.page?.text).not.toContain('Logged in');
+    expect(await callText('carol')).toContain('hintgate auth login team --principal carol');
+  }, 60_000);
+
   it('auth status lists each principal; no token is printed or logged', async () => {
     const run = await runCli(['auth', 'status', '--config', config, '--json'], { env });
     outputs.push(run.stdout, run.stderr);

@@ -15,6 +15,8 @@ export interface OAuthFixture {
   revokeAll(): Promise<void>;
   /** Revokes the access tokens only: a refresh still works. */
   revokeAccess(): Promise<void>;
+  /** The token endpoint refuses its next few requests (a code exchange that fails). */
+  failNextToken(): Promise<void>;
   /** How many issued access tokens are still valid (neither expired nor revoked). */
   validAccessTokens(): Promise<number>;
   /** The account the next logins log in as (the person at the browser). */
@@ -52,6 +54,9 @@ export async function startOAuthFixture(accessTtl = 3600): Promise<OAuthFixture>
     },
     revokeAccess: async () => {
       await fetch(`${origin}/admin/revoke-access`, { method: 'POST' });
+    },
+    failNextToken: async () => {
+      await fetch(`${origin}/admin/fail-token`, { method: 'POST' });
     },
     validAccessTokens: async () =>
       ((await (await fetch(`${origin}/admin/valid`)).json()) as { access: number }).access,
