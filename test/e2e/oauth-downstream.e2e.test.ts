@@ -103,6 +103,14 @@ describe('OAuth to a downstream server', () => {
     ]);
   });
 
+  it('lint --config of a server without a login reports it, naming the login command', async () => {
+    const run = await runCli(['lint', '--config', config, '--server', 'remote'], { env });
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('needs an OAuth login (no login is stored)');
+    expect(run.stderr).toContain('run `hintgate auth login remote`');
+  }, 60_000);
+
   it('marks a server without a login down, and a call says to run hintgate auth login', async () => {
     gateway = await startHttpGateway(config, ['--no-auth'], env);
     await gateway.waitForStderr(/remote.*hintgate auth login remote/, 20_000);
@@ -135,6 +143,11 @@ describe('OAuth to a downstream server', () => {
     expect(row).toMatchObject({ server: 'remote', state: 'logged in', refreshable: true });
     expect(row?.['scope']).toContain('mcp:tools');
     expect((await server.stats()).authorization_code).toBe(1);
+    // lint of the config uses the stored login (through the running gateway's store).
+    const lint = await runCli(['lint', '--config', config, '--server', 'remote'], { env });
+    outputs.push(lint.stdout, lint.stderr);
+    expect(lint.stderr).not.toContain('needs an OAuth login');
+    expect(lint.stdout).toContain('whoami');
   }, 60_000);
 
   it('refreshes the access token once it expires, and the calls go on', async () => {
