@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Config, ServerConfig } from '../config/schema.js';
-import { HintgateError } from '../core/errors.js';
+import { HintgateError, errorMessage } from '../core/errors.js';
 import { loginToServer } from '../downstream/oauth/login.js';
 import { usesOAuth } from '../downstream/oauth/provider.js';
+import { revokeLogin } from '../downstream/oauth/revoke.js';
 import { Sealer, secretKeyMissing } from '../downstream/oauth/seal.js';
 import { CredentialVault } from '../downstream/oauth/vault.js';
 import type { OAuthCredentialSummary } from '../store/types.js';
@@ -225,14 +226,57 @@ export async function runAuthLogout(name: string, options: AuthOptions): Promise
     server.auth === 'per-user' && options.principal === undefined
       ? undefined
       : principalFor(server, name, options.principal);
+  const secret = secretKeyOf(loaded.config);
   const removed = await withStore(
     { ...options, ...(options.config === undefined ? { config: loaded.file } : {}) },
-    // Removing needs no key: nothing is opened.
-    (store) => new CredentialVault(store, undefined).remove(name, principal),
+    async (store) => {
+      const vault = new CredentialVault(
+        store,
+        secret === undefined ? undefined : Sealer.fromSecret(secret),
+      );
+      const logins = (await store.listOAuthCredentials(name)).filter(
+        (login) => principal === undefined || login.principal === principal,
+      );
+      // Revoked first, where the authorization server offers it; forgotten in any case.
+      for (const login of logins) {
+        const whose = login.principal === '' ? '' : ` (principal ${login.principal})`;
+        say(`${name}${whose}: ${await revocationOf(vault, name, login.principal, server)}`);
+      }
+      return vault.remove(name, principal);
+    },
   );
   say(
     removed === 0
       ? `no stored login for "${name}"${principal ? ` (principal ${principal})` : ''}`
       : `logged out of "${name}" (${removed} stored login${removed === 1 ? '' : 's'} removed)`,
   );
+}
+
+/** Revokes one stored login at its authorization server; says what came of it. */
+async function revocationOf(
+  vault: CredentialVault,
+  name: string,
+  principal: string,
+  server: ServerConfig,
+): Promise<string> {
+  if (!vault.canSeal)
+    return 'not revoked: no secret key is set to open the stored tokens (they stay valid until they expire)';
+  let document;
+  try {
+    document = await vault.load(name, principal);
+  } catch (error) {
+    return `not revoked: ${errorMessage(error)}`;
+  }
+  if (document === undefined) return 'nothing to revoke';
+  const outcome = await revokeLogin(document, server.oauth);
+  switch (outcome.kind) {
+    case 'revoked':
+      return 'tokens revoked at the authorization server';
+    case 'nothing-held':
+      return 'no tokens held, nothing to revoke';
+    case 'not-offered':
+      return 'the authorization server offers no revocation endpoint: the tokens stay valid until they expire';
+    case 'failed':
+      return `revocation failed (${outcome.reason}): the tokens may stay valid until they expire`;
+  }
 }

@@ -19,12 +19,18 @@ import { inferAnnotations } from '../core/inference/infer.js';
 import type { InferenceResult } from '../core/inference/types.js';
 import { inferOpenApiAnnotations } from '../downstream/openapi/annotations.js';
 import { serverLogFile } from '../downstream/connect.js';
+import type { DownstreamOAuth } from '../downstream/downstream.js';
 import { Downstream } from '../downstream/downstream.js';
+import { usesOAuth } from '../downstream/oauth/provider.js';
+import { Sealer } from '../downstream/oauth/seal.js';
+import { CredentialVault } from '../downstream/oauth/vault.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import { splitCommandLine } from './command-line.js';
 import { loadCliConfig } from './config-file.js';
+import { secretKeyOf } from './secret-key.js';
+import { withStore } from './store-access.js';
 import { EXIT } from './exit.js';
 import { writeOut } from './io.js';
 import { formatJson } from './output.js';
@@ -75,7 +81,19 @@ export async function runLint(options: LintOptions): Promise<void> {
     );
   }
   const target = await lintTarget(options, timeoutMs);
-  const { tools, gateway } = await listTools(target, timeoutMs);
+  const { login } = target;
+  // The server's stored login is used (without one, the error names the login command).
+  const { tools, gateway } =
+    login === undefined
+      ? await listTools(target, timeoutMs)
+      : await withStore({ config: login.file }, (store) =>
+          listTools(target, timeoutMs, {
+            vault: new CredentialVault(
+              store,
+              login.secret === undefined ? undefined : Sealer.fromSecret(login.secret),
+            ),
+          }),
+        );
   // An OpenAPI server's tools are inferred from their HTTP methods, as the catalog does.
   const infer = target.config.openapi === undefined ? undefined : inferOpenApiAnnotations;
   const results = tools.map((tool) => lintTool(tool, target.trust, infer));
@@ -101,6 +119,11 @@ interface LintTarget {
   readonly config: ServerConfig;
   readonly trust: Trust;
   readonly logDir: string | undefined;
+  /**
+   * For an OAuth-protected server of a config: where its stored login is (the config's
+   * store, opened only then) and the key that opens it.
+   */
+  readonly login?: { readonly file: string; readonly secret: string | undefined };
 }
 
 async function lintTarget(options: LintOptions, timeoutMs: number): Promise<LintTarget> {
@@ -139,6 +162,9 @@ async function lintTarget(options: LintOptions, timeoutMs: number): Promise<Lint
       config: { ...config, timeouts: { ...config.timeouts, ...timeouts } },
       trust: server.trust,
       logDir: join(loaded.dataDir, 'logs'),
+      ...(usesOAuth(config) && config.auth !== 'per-user'
+        ? { login: { file: loaded.file, secret: secretKeyOf(loaded.config) } }
+        : {}),
     };
   }
   if (options.stdio !== undefined) {
@@ -164,6 +190,7 @@ async function lintTarget(options: LintOptions, timeoutMs: number): Promise<Lint
 async function listTools(
   target: LintTarget,
   timeoutMs: number,
+  oauth?: DownstreamOAuth,
 ): Promise<{ tools: readonly JsonObject[]; gateway: boolean }> {
   const temporary =
     target.logDir === undefined ? await mkdtemp(join(tmpdir(), 'hintgate-lint-')) : undefined;
@@ -177,6 +204,7 @@ async function listTools(
     reconnect: false,
     baseEnv: process.env,
     events: { listChanged: () => listChanged() },
+    oauth,
   });
   let timer: NodeJS.Timeout | undefined;
   try {

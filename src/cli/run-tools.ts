@@ -5,7 +5,7 @@ import type { CatalogEntry, ListedToolMeta } from '../gateway/catalog-entry.js';
 import { TOOL_META_KEY, toolMeta } from '../gateway/catalog-entry.js';
 import { describeDown } from '../gateway/servers.js';
 import type { ToolView } from '../gateway/toolsets/view.js';
-import type { Downstream } from '../downstream/downstream.js';
+import type { ServerConnection } from '../downstream/downstream.js';
 import { BADGE_LEGEND, hintBadges } from './badges.js';
 import { writeOut } from './io.js';
 import { formatJson, formatTable } from './output.js';
@@ -112,7 +112,7 @@ function policySummary(entries: readonly CatalogEntry[], decisionOf: DecisionOf)
 type DecisionOf = (entry: CatalogEntry) => Decision;
 
 function toolsTable(
-  servers: readonly Downstream[],
+  servers: readonly ServerConnection[],
   view: ToolView,
   decisionOf: DecisionOf,
   explain: boolean,
@@ -192,7 +192,7 @@ function toolsTable(
 }
 
 function toolsJson(
-  servers: readonly Downstream[],
+  servers: readonly ServerConnection[],
   view: ToolView,
   decisionOf: DecisionOf,
 ): unknown {

@@ -35,6 +35,11 @@ const timeoutsSchema = z.strictObject({
   probeMs: z.number().int().positive().default(2_000),
   /** At shutdown, each step (stdin closed, SIGTERM) waits this long before the next. */
   closeGraceMs: z.number().int().positive().default(2_000),
+  /**
+   * An `auth: per-user` server: one principal's connection is closed after this long
+   * without a request (the next one opens it again).
+   */
+  idleMs: z.number().int().positive().default(300_000),
 });
 
 /** A server's timeouts when it sets none: the one place their defaults live. */
@@ -176,9 +181,9 @@ export const serverSchema = z
     pinning: serverPinningSchema.default({}),
     /**
      * Authorization to an HTTP server that asks for it: `oauth` (the default) logs in once
-     * for the gateway (`hintgate auth login <server>`), `per-user` keeps one login per
-     * principal (`--principal`; the gateway does not serve such a server yet: it is down
-     * saying so), `none` never sends a token. A server whose `headers` carry an
+     * for the gateway (`hintgate auth login <server>`), `per-user` keeps one login, and one
+     * connection, per principal (`hintgate auth login <server> --principal <name>`), `none`
+     * never sends a token. A server whose `headers` carry an
      * `Authorization` header is sent that, never an OAuth token.
      */
     auth: z
@@ -227,6 +232,13 @@ export const serverSchema = z
     }
     if (server.command !== undefined && server.url !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'has both "command" and "url"; keep one' });
+    }
+    if (server.auth === 'per-user' && server.replicas.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth'],
+        message: '"per-user" needs one "url" (a server with "replicas" logs in once, as "oauth")',
+      });
     }
     if (server.oauth !== undefined && server.url === undefined) {
       ctx.addIssue({ code: 'custom', path: ['oauth'], message: '"oauth" needs "url"' });

@@ -9,8 +9,9 @@ import { DownstreamError } from '../mcp/rpc-errors.js';
 import type { ClientIdentity, Connection } from './connect.js';
 import { DOWNSTREAM_CLIENT_CAPABILITIES, connectServer } from './connect.js';
 import type { LogRoute } from './inflight.js';
+import type { ConnectionAuth } from './oauth/connection-auth.js';
 import { connectionAuth } from './oauth/connection-auth.js';
-import { usesOAuth } from './oauth/provider.js';
+import { loginCommand, usesOAuth } from './oauth/provider.js';
 import type { CredentialVault } from './oauth/vault.js';
 import { InflightCalls } from './inflight.js';
 import { ListenStream } from './listen.js';
@@ -29,19 +30,39 @@ import { STABLE_AFTER_MS, backoffDelay, stripServerPrefix, unavailableMessage } 
 export type { DownstreamStatus } from './status.js';
 export type { DownstreamSnapshot, ListKind } from './snapshot.js';
 
+/**
+ * What the gateway holds per configured server: one {@link Downstream}, or for an
+ * `auth: per-user` server a `PerUserServer` (one connection per principal).
+ */
+export type ServerConnection = Pick<
+  Downstream,
+  | 'name'
+  | 'config'
+  | 'status'
+  | 'snapshot'
+  | 'start'
+  | 'settled'
+  | 'close'
+  | 'retryNow'
+  | 'callTool'
+  | 'request'
+  | 'subscribeResource'
+  | 'unsubscribeResource'
+>;
+
 /** What a server tells the gateway outside of answers. */
 export interface DownstreamEvents {
   /** Status changed (its snapshot changes with it when it comes up or goes down). */
-  status?(server: Downstream): void;
+  status?(server: ServerConnection): void;
   /** A list was re-read after the server said it changed. */
-  listChanged?(server: Downstream, kind: ListKind): void;
+  listChanged?(server: ServerConnection, kind: ListKind): void;
   /** `notifications/resources/updated`. */
-  resourceUpdated?(server: Downstream, params: JsonObject): void;
+  resourceUpdated?(server: ServerConnection, params: JsonObject): void;
   /**
    * `notifications/message` (logging) that went to no call's client: the server's own (no
    * call in flight: `server`), or dropped because calls of several callers were (`ambiguous`).
    */
-  log?(server: Downstream, params: JsonObject, route: Exclude<LogRoute, 'call'>): void;
+  log?(server: ServerConnection, params: JsonObject, route: Exclude<LogRoute, 'call'>): void;
 }
 
 /** Options of one call through a server. */
@@ -67,6 +88,11 @@ export interface DownstreamCallOptions {
    * asked for it in the request's envelope (a 2025 server sends what it sends).
    */
   readonly logLevel?: string | undefined;
+  /**
+   * The principal the call is for: an `auth: per-user` server sends it over that principal's
+   * own connection (see `PerUserServer`); other servers ignore it.
+   */
+  readonly principal?: string | undefined;
 }
 
 /** The OAuth side of a downstream connection. */
@@ -97,6 +123,11 @@ export interface DownstreamOptions {
    * server configured `auth: none`, no token is sent.
    */
   readonly oauth?: DownstreamOAuth | undefined;
+  /**
+   * Whose login the connection uses: '' (the default) for the server's shared login, a
+   * principal's name for one connection of an `auth: per-user` server.
+   */
+  readonly principal?: string;
   /** Clock and randomness, injectable for tests. */
   readonly now?: () => number;
   readonly random?: () => number;
@@ -131,6 +162,9 @@ export class Downstream {
   private readonly now: () => number;
   private readonly random: () => number;
   private generation = 0;
+  private lastFailure: unknown;
+  /** The OAuth token provider of the current connection attempt, if any. */
+  private auth: ConnectionAuth | undefined;
 
   constructor(private readonly options: DownstreamOptions) {
     this.name = options.name;
@@ -156,6 +190,11 @@ export class Downstream {
   /** What the server offers; empty unless it is up. */
   get snapshot(): DownstreamSnapshot {
     return this.snapshotValue;
+  }
+
+  /** Why the server is down: the error of the last failed connection attempt (or loss). */
+  get failure(): unknown {
+    return this.statusValue.state === 'down' ? this.lastFailure : undefined;
   }
 
   /** The SDK client, while connected. */
@@ -294,6 +333,10 @@ export class Downstream {
     }
   }
 
+  private get principal(): string {
+    return this.options.principal ?? '';
+  }
+
   private requireUp(): Connection {
     const status = this.statusValue;
     if (status.state === 'up' && this.connection !== undefined) return this.connection;
@@ -338,15 +381,14 @@ export class Downstream {
     const generation = ++this.generation;
     this.attempt++;
     this.setStatus({ state: 'starting', since: this.now(), attempt: this.attempt }, EMPTY_SNAPSHOT);
-    if (this.config.auth === 'per-user' && this.config.url !== undefined) {
-      // Each principal's own login is stored (`hintgate auth login --principal`), but one
-      // connection carrying several principals' tokens could mix their sessions: refused
-      // until connections are kept per principal.
+    if (this.config.auth === 'per-user' && usesOAuth(this.config) && this.principal === '') {
+      // Each principal has its own login and connection (`PerUserServer`); a connection
+      // for nobody in particular would have no login to use.
       this.failed(
         new DownstreamError(
-          'CONFIG_INVALID',
+          'DOWNSTREAM_UNAVAILABLE',
           this.name,
-          `server "${this.name}" is configured "auth: per-user", which the gateway does not serve yet (logins are stored per principal); use "auth: oauth" for one login for the gateway`,
+          `server "${this.name}" is configured "auth: per-user": it is reached only over each principal's own login (\`${loginCommand(this.name, '<name>')}\`)`,
         ),
       );
       return;
@@ -422,27 +464,31 @@ export class Downstream {
    * waiting for the next retry.
    */
   retryNow(): void {
-    if (this.closed || this.statusValue.state !== 'down') return;
+    if (this.closed) return;
+    // Up: the stored login is read again, and a removed one stops being used at once.
+    if (this.statusValue.state === 'up') void this.auth?.revalidate();
+    if (this.statusValue.state !== 'down') return;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     void this.connect();
   }
 
   /** The bearer token provider of an OAuth-protected HTTP server, for one connection. */
-  private authProvider(generation: number) {
+  private authProvider(generation: number): ConnectionAuth | undefined {
     const oauth = this.options.oauth;
     const { url } = this.config;
+    this.auth = undefined;
     if (oauth === undefined || url === undefined || !usesOAuth(this.config)) return undefined;
-    return connectionAuth({
+    return (this.auth = connectionAuth({
       server: this.options.server ?? this.name,
       url,
-      principal: '',
+      principal: this.principal,
       vault: oauth.vault,
       settings: this.config.oauth,
       ...(oauth.refreshAheadMs === undefined ? {} : { refreshAheadMs: oauth.refreshAheadMs }),
       now: this.now,
       onLoginRequired: (error) => this.loginLost(generation, error),
-    });
+    }));
   }
 
   /**
@@ -538,6 +584,7 @@ export class Downstream {
 
   private failed(error: unknown): void {
     if (this.closed) return;
+    this.lastFailure = error;
     const code = error instanceof HintgateError ? error.code : 'DOWNSTREAM_UNAVAILABLE';
     const reason = stripServerPrefix(errorMessage(error), this.name);
     const delay = this.options.reconnect

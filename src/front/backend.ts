@@ -84,8 +84,11 @@ export interface FrontBackend {
   instructions(): string | undefined;
   /** Capabilities: tools, prompts, resources, logging, completions, and the servers' other keys. */
   capabilities(): JsonObject;
-  /** Resolves when lists may be answered (servers settled, or the startup wait is over). */
-  ready(): Promise<void>;
+  /**
+   * Resolves when lists may be answered (servers settled, or the startup wait is over); for a
+   * session's listing, also once what its principal alone may reach is listed.
+   */
+  ready(session?: SessionInfo): Promise<void>;
   /** The tools a session sees (its toolset's, or all) and the result's `_meta`, if any. */
   listTools(session: SessionInfo): ToolListing;
   /**

@@ -99,8 +99,9 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
       relayedCall(params, ctx, (request) => callOther(run, request));
 
   server.setRequestHandler('tools/list', async (_request, ctx) => {
-    await backend.ready();
-    const listing = backend.listTools(frontSession(server, ctx, options));
+    const session = frontSession(server, ctx, options);
+    await backend.ready(session);
+    const listing = backend.listTools(session);
     const result: JsonObject =
       listing.meta === undefined
         ? { tools: listing.tools }

@@ -99,7 +99,7 @@ export class FastPath {
     if (request.params?.['cursor'] !== undefined) return false;
     if (toolsListResult(this.backend, session, this.serverInfoJson) === undefined) return false;
     const id = JSON.stringify(request.id);
-    void this.backend.ready().then(() => {
+    void this.backend.ready(session).then(() => {
       const result = toolsListResult(this.backend, session, this.serverInfoJson) ?? '{"tools":[]}';
       this.write(`{"jsonrpc":"2.0","id":${id},"result":${result}}`);
     });

@@ -169,16 +169,25 @@ export class AccessControl {
   }
 
   /**
-   * The listing of a view a principal may see (only the tools it may call), or undefined when
-   * no rule restricts anyone (the view's own listing then).
+   * The listing of a view a principal may see (only the tools it may call, none of the
+   * `hidden` servers'), or undefined when nothing restricts it (the view's own listing then).
    */
-  listing(view: ToolView, principalName: string | undefined): RestrictedListing | undefined {
-    if (this.open) return undefined;
+  listing(
+    view: ToolView,
+    principalName: string | undefined,
+    hidden: readonly string[] = [],
+  ): RestrictedListing | undefined {
+    if (this.open && hidden.length === 0) return undefined;
     const principal = this.principals.lookup(principalName);
     const toolset = view.toolsetName;
+    const key = `${principal.name}\u0000${principal.groups.join('\u0000')}`;
+    if (hidden.length === 0)
+      return view.restrictedTo(key, (entry) => this.decideEntry(principal, toolset, entry).allowed);
     return view.restrictedTo(
-      `${principal.name}\u0000${principal.groups.join('\u0000')}`,
-      (entry) => this.decideEntry(principal, toolset, entry).allowed,
+      `${key}\u0001${hidden.join('\u0000')}`,
+      (entry) =>
+        !hidden.includes(entry.server) &&
+        (this.open || this.decideEntry(principal, toolset, entry).allowed),
     );
   }
 

@@ -1,5 +1,5 @@
 import { HintgateError } from '../core/errors.js';
-import type { Downstream } from '../downstream/downstream.js';
+import type { ServerConnection } from '../downstream/downstream.js';
 import type { Era } from '../mcp/era.js';
 import { declaresToolResolution } from '../mcp/dynamic-wire.js';
 import type {
@@ -81,9 +81,13 @@ export class GatewayBackend implements FrontBackend {
     });
   }
 
-  ready(): Promise<void> {
+  ready(session?: SessionInfo): Promise<void> {
     this.startClock();
-    return this.readyPromise ?? Promise.resolve();
+    const ready = this.readyPromise ?? Promise.resolve();
+    // A principal's first listing opens its connections to `auth: per-user` servers.
+    const principal = session?.principal;
+    if (principal === undefined || !this.parts.servers.hasPerUser) return ready;
+    return ready.then(() => this.parts.servers.prepare(principal));
   }
 
   instructions(): string | undefined {
@@ -102,8 +106,8 @@ export class GatewayBackend implements FrontBackend {
 
   listTools(session: SessionInfo): ToolListing {
     const view = this.parts.toolsets.view(session);
-    // Only what the session's principal may call (access rules).
-    const listing = this.parts.access?.listing(view, session.principal) ?? view;
+    // Only what the session's principal may call (access rules, per-user logins).
+    const listing = this.restricted(view, session) ?? view;
     return {
       tools: listing.listedFor(resolvesTools(session), wantsProvenance(session)),
       meta: view.meta,
@@ -113,7 +117,7 @@ export class GatewayBackend implements FrontBackend {
   listToolsJson(session: SessionInfo): ToolListingJson | undefined {
     // Cached per view, and views are shared by every session seeing the same tools.
     const view = this.parts.toolsets.view(session);
-    const restricted = this.parts.access?.listing(view, session.principal);
+    const restricted = this.restricted(view, session);
     let projectable = this.listJson.get(view);
     if (projectable === undefined) {
       projectable = view.listed.every(
@@ -123,6 +127,19 @@ export class GatewayBackend implements FrontBackend {
     }
     if (!projectable) return undefined;
     return (restricted ?? view).listJson(resolvesTools(session), wantsProvenance(session));
+  }
+
+  /** The view as the session's principal may see it, or undefined when nothing restricts it. */
+  private restricted(view: ToolView, session: SessionInfo) {
+    const hidden = this.parts.servers.hiddenFrom(session.principal);
+    if (this.parts.access !== undefined)
+      return this.parts.access.listing(view, session.principal, hidden);
+    return hidden.length === 0
+      ? undefined
+      : view.restrictedTo(
+          `\u0001${hidden.join('\u0000')}`,
+          (entry) => !hidden.includes(entry.server),
+        );
   }
 
   resolveAnnotations(request: DynamicRequest): Promise<DynamicReply> {
@@ -143,11 +160,12 @@ export class GatewayBackend implements FrontBackend {
   async callTool(call: FrontCall): Promise<JsonObject> {
     // During startup a tool may belong to a server that is still connecting: wait for it.
     if (
-      !this.isReady &&
       typeof call.params['name'] === 'string' &&
       this.parts.catalog.resolve(call.params['name']) === undefined
     ) {
-      await this.ready();
+      if (!this.isReady) await this.ready();
+      // A first call of a per-user server's tool may come before any listing.
+      await this.parts.servers.prepare(call.session.principal);
     }
     return this.parts.handleCall(createCallContext(call, this.now()));
   }
@@ -182,13 +200,19 @@ export class GatewayBackend implements FrontBackend {
   subscribeResource(request: FrontRequest): Promise<JsonObject> {
     const uri = uriOf(request);
     const server = this.server(this.parts.directory.serverForUri(uri));
-    return server.subscribeResource(uri, { signal: request.signal });
+    return server.subscribeResource(uri, {
+      signal: request.signal,
+      principal: request.session.principal,
+    });
   }
 
   unsubscribeResource(request: FrontRequest): Promise<JsonObject> {
     const uri = uriOf(request);
     const server = this.server(this.parts.directory.serverForUri(uri));
-    return server.unsubscribeResource(uri, { signal: request.signal });
+    return server.unsubscribeResource(uri, {
+      signal: request.signal,
+      principal: request.session.principal,
+    });
   }
 
   complete(request: FrontRequest): Promise<JsonObject> {
@@ -215,7 +239,7 @@ export class GatewayBackend implements FrontBackend {
     throw new HintgateError('INVALID_ARGUMENTS', 'completion/complete: unknown "ref" type');
   }
 
-  private server(name: string): Downstream {
+  private server(name: string): ServerConnection {
     const downstream = this.parts.servers.get(name);
     if (downstream === undefined) throw new HintgateError('NOT_FOUND', `no server named "${name}"`);
     return downstream;
@@ -234,6 +258,7 @@ export class GatewayBackend implements FrontBackend {
       clientCapabilities: request.session.clientCapabilities,
       caller: callerOf(request.session),
       logLevel: request.logLevel,
+      principal: request.session.principal,
     });
   }
 }

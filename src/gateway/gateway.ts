@@ -162,6 +162,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         options.secretKey === undefined ? undefined : Sealer.fromSecret(options.secretKey),
       ),
     },
+    loginsOf: async (server) =>
+      (await options.store.listOAuthCredentials())
+        .filter((login) => login.server === server && login.principal !== '')
+        .map((login) => login.principal),
     logDir: join(options.dataDir, 'logs'),
     identity: options.identity,
     baseEnv: options.baseEnv,
@@ -242,6 +246,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       guardedScope(createCallScope(toolsets, catalog, META_TOOLS_BY_NAME), access, toolsetOf),
       (name) => servers.notServing(name),
       () => servers.unprefixedNotServing(),
+      (server, principal) => servers.refusal(server, principal),
     ),
     annotate(dynamic),
     forward(

@@ -1,8 +1,15 @@
 import type { Config, ServerConfig } from '../config/schema.js';
 import type { ClientIdentity } from '../downstream/connect.js';
-import type { DownstreamStatus, ListKind } from '../downstream/downstream.js';
-import type { DownstreamOAuth } from '../downstream/downstream.js';
+import type {
+  DownstreamEvents,
+  DownstreamOAuth,
+  DownstreamStatus,
+  ListKind,
+  ServerConnection,
+} from '../downstream/downstream.js';
 import { Downstream } from '../downstream/downstream.js';
+import { usesOAuth } from '../downstream/oauth/provider.js';
+import { PerUserServer } from '../downstream/per-user.js';
 import { inferOpenApiAnnotations } from '../downstream/openapi/annotations.js';
 import type { FrontHub } from '../front/hub.js';
 import type { ServerAnnotationSettings } from './catalog-entry.js';
@@ -23,6 +30,8 @@ export interface ServerSetOptions {
   readonly reconnect: boolean;
   /** Where HTTP servers' OAuth logins are kept. */
   readonly oauth?: DownstreamOAuth | undefined;
+  /** The principals with a stored login to a server (for `auth: per-user` servers). */
+  readonly loginsOf?: (server: string) => Promise<readonly string[]>;
   readonly catalog: Catalog;
   readonly directory: Directory;
   readonly hub: FrontHub;
@@ -43,8 +52,9 @@ export interface ServerSetOptions {
  * a list change re-reads that one list; clients hear each change once per burst.
  */
 export class ServerSet {
-  /** Each server's connections: one, or one per replica. */
-  private readonly servers = new Map<string, readonly Downstream[]>();
+  /** Each server's connections: one, one per replica, or one per principal (per-user). */
+  private readonly servers = new Map<string, readonly ServerConnection[]>();
+  private readonly perUser = new Map<string, PerUserServer>();
   private readonly groups = new Map<string, ReplicaGroup>();
   /** The config's dynamic-annotation rules, compiled once, per server. */
   private readonly rules: ReadonlyMap<string, readonly ScopedRule[]>;
@@ -53,6 +63,12 @@ export class ServerSet {
     this.rules = compileConfigRules(options.config);
     for (const [name, config] of Object.entries(options.config.mcpServers)) {
       if (!config.enabled || config.disabled === true) continue;
+      if (config.auth === 'per-user' && usesOAuth(config)) {
+        const server = this.perUserServer(name, config);
+        this.perUser.set(name, server);
+        this.servers.set(name, [server]);
+        continue;
+      }
       if (config.replicas.length === 0) {
         this.servers.set(name, [this.connection(name, name, config)]);
         continue;
@@ -96,24 +112,98 @@ export class ServerSet {
       reconnect: options.reconnect,
       baseEnv: options.baseEnv,
       oauth: options.oauth,
-      events: {
-        status: (connection) => this.onStatus(server, connection),
-        listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
-        resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
-        log: (_connection, params, route) => {
-          options.onServerMessage?.(server);
-          // A message that may belong to any of several callers' calls reaches none of them.
-          if (route === 'server') options.hub.log(params);
-        },
+      events: this.eventsOf(server),
+    });
+  }
+
+  /** An `auth: per-user` server: one connection per principal, each over its own login. */
+  private perUserServer(name: string, config: ServerConfig): PerUserServer {
+    const { options } = this;
+    return new PerUserServer({
+      name,
+      config,
+      // A principal's connection is not retried on its own: its next request opens a new one.
+      connect: (principal, events) =>
+        new Downstream({
+          name,
+          principal,
+          config,
+          identity: options.identity,
+          logDir: options.logDir,
+          reconnect: false,
+          baseEnv: options.baseEnv,
+          oauth: options.oauth,
+          events,
+        }),
+      logins: () => options.loginsOf?.(name) ?? Promise.resolve([]),
+      events: this.eventsOf(name),
+      log: options.log,
+      loginsChanged: () => {
+        if (this.options.catalog.entriesOf(name).length > 0) options.hub.changed('tools');
       },
     });
+  }
+
+  private eventsOf(server: string): DownstreamEvents {
+    const { options } = this;
+    return {
+      status: (connection) => this.onStatus(server, connection),
+      listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
+      resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
+      log: (_connection, params, route) => {
+        options.onServerMessage?.(server);
+        // A message that may belong to any of several callers' calls reaches none of them.
+        if (route === 'server') options.hub.log(params);
+      },
+    };
+  }
+
+  /** True when some server is configured `auth: per-user`. */
+  get hasPerUser(): boolean {
+    return this.perUser.size > 0;
+  }
+
+  /**
+   * The `auth: per-user` servers whose tools the principal may not see: those it has no
+   * login to (sorted; empty for a gateway without such servers).
+   */
+  hiddenFrom(principal: string | undefined): readonly string[] {
+    if (this.perUser.size === 0) return NONE;
+    const hidden: string[] = [];
+    for (const [name, server] of this.perUser) if (!server.hasLogin(principal)) hidden.push(name);
+    return hidden.length === 0 ? NONE : hidden.sort();
+  }
+
+  /**
+   * Before a principal's first listing or call: opens its connection to each `auth: per-user`
+   * server whose tools are not known yet and to which it has a login, and waits until those
+   * tools are in the catalog.
+   */
+  async prepare(principal: string | undefined): Promise<void> {
+    if (this.perUser.size === 0 || principal === undefined) return;
+    const waiting = [...this.perUser.values()].filter(
+      (server) => server.status.state !== 'up' && server.hasLogin(principal),
+    );
+    if (waiting.length === 0) return;
+    await Promise.all(waiting.map((server) => server.prepare(principal)));
+    await this.checked();
+  }
+
+  /**
+   * Why a principal may not call a server's tools, or undefined: an `auth: per-user`
+   * server it has no login to (the error names the command to log in).
+   */
+  refusal(server: string, principal: string | undefined): Error | undefined {
+    const perUser = this.perUser.get(server);
+    if (perUser === undefined || perUser.hasLogin(principal)) return undefined;
+    return perUser.refusal(principal);
   }
 
   /**
    * The server named `name`, if enabled; for a server with replicas, the first replica that
    * is up (else the first), which serves its lists, prompts and resources.
    */
-  get(name: string): Downstream | undefined {
+  get(name: string): ServerConnection | undefined {
     const connections = this.servers.get(name);
     if (connections === undefined || connections.length === 1) return connections?.[0];
     return connections.find((connection) => connection.status.state === 'up') ?? connections[0];
@@ -158,10 +248,10 @@ export class ServerSet {
   }
 
   /** Every enabled server, by name (for a server with replicas, see {@link get}). */
-  all(): readonly Downstream[] {
+  all(): readonly ServerConnection[] {
     return [...this.servers.keys()]
       .sort((a, b) => a.localeCompare(b))
-      .map((name) => this.get(name) as Downstream);
+      .map((name) => this.get(name) as ServerConnection);
   }
 
   /** Starts connecting every server at once; resolves when each has settled (up or down). */
@@ -194,15 +284,15 @@ export class ServerSet {
     await Promise.all(this.connections().map((server) => server.close()));
   }
 
-  private connections(): Downstream[] {
+  private connections(): ServerConnection[] {
     return [...this.servers.values()].flat();
   }
 
-  private onStatus(name: string, connection: Downstream): void {
+  private onStatus(name: string, connection: ServerConnection): void {
     const { catalog, directory, hub } = this.options;
     // For a server with replicas, the server is up while any replica is: the catalog follows
     // the replica serving its lists, whichever connection changed.
-    const server = this.get(name) as Downstream;
+    const server = this.get(name) as ServerConnection;
     const changed = connection.status;
     if (server.status.state === 'up') {
       this.setTools(name, server);
@@ -222,7 +312,7 @@ export class ServerSet {
   }
 
   /** How a server's tools are annotated: trust, defaults, and how its calls are resolved. */
-  private annotationSettings(name: string, server: Downstream): ServerAnnotationSettings {
+  private annotationSettings(name: string, server: ServerConnection): ServerAnnotationSettings {
     return {
       trust: server.config.trust,
       defaultAnnotations: server.config.defaultAnnotations,
@@ -247,7 +337,7 @@ export class ServerSet {
    * on (only the latest listing of a server still up is applied), then held-back tools
    * remembered so their calls are refused with the reason.
    */
-  private setTools(name: string, server: Downstream): void {
+  private setTools(name: string, server: ServerConnection): void {
     const { catalog, hub, pins } = this.options;
     const tools = server.snapshot.tools;
     const settings = this.annotationSettings(name, server);
@@ -288,7 +378,7 @@ export class ServerSet {
     if (server?.status.state === 'up') this.setTools(name, server);
   }
 
-  private onListChanged(name: string, server: Downstream, kind: ListKind): void {
+  private onListChanged(name: string, server: ServerConnection, kind: ListKind): void {
     const { directory } = this.options;
     // Replicas list the same things; the one serving the server's lists speaks for it.
     if (server !== this.get(name)) return;
@@ -308,6 +398,8 @@ export class ServerSet {
     if (change.resources) this.options.hub.changed('resources');
   }
 }
+
+const NONE: readonly string[] = [];
 
 /** "server "x" is down: reason; retrying in 2 s". */
 export function describeDown(

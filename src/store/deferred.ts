@@ -9,9 +9,12 @@ import type { Store } from './interface.js';
 import type { StoreKind, StoreListener } from './types.js';
 
 /** The asynchronous methods of {@link Store}, all forwarded alike. */
-type Forwarded = {
-  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
-}[keyof Store];
+type Forwarded = Exclude<
+  {
+    [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+  }[keyof Store],
+  'withOAuthLock'
+>;
 
 /**
  * A {@link Store} over one being opened. `kind` and `location` are known before the open
@@ -95,6 +98,12 @@ export class DeferredStore implements Store {
     this.#forward('saveOAuthCredential', a);
   deleteOAuthCredentials: Store['deleteOAuthCredentials'] = (...a) =>
     this.#forward('deleteOAuthCredentials', a);
+  acquireOAuthLock: Store['acquireOAuthLock'] = (...a) => this.#forward('acquireOAuthLock', a);
+  releaseOAuthLock: Store['releaseOAuthLock'] = (...a) => this.#forward('releaseOAuthLock', a);
+  async withOAuthLock<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T> {
+    const store = this.#store ?? (await this.opened);
+    return store.withOAuthLock(server, principal, fn);
+  }
   appendAudit: Store['appendAudit'] = (...a) => this.#forward('appendAudit', a);
   queryAudit: Store['queryAudit'] = (...a) => this.#forward('queryAudit', a);
   setAdminEndpoint: Store['setAdminEndpoint'] = (...a) => this.#forward('setAdminEndpoint', a);

@@ -182,6 +182,21 @@ export interface Store {
    * is given; returns how many were removed. Reports an `oauth` change when any was.
    */
   deleteOAuthCredentials(server: string, principal?: string): Promise<number>;
+  /**
+   * Runs `fn` while holding the lock of one login (server and principal) against every other
+   * process and caller sharing the store: PostgreSQL's `pg_advisory_xact_lock` on a
+   * connection of its own; the embedded store's lease in the process holding it (reached by
+   * the CLI through the admin endpoint). A refresh runs under it, so that two processes never
+   * spend the same rotating refresh token.
+   */
+  withOAuthLock<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Holds the lock of one login until {@link releaseOAuthLock} (or a minute); resolves with
+   * the lease. What {@link withOAuthLock} uses over the admin endpoint.
+   */
+  acquireOAuthLock(server: string, principal: string): Promise<string>;
+  /** Releases a lease of {@link acquireOAuthLock}. */
+  releaseOAuthLock(lease: string): Promise<void>;
 
   /**
    * Calls `listener` after each committed change through this store and, for PostgreSQL,

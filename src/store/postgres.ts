@@ -40,7 +40,12 @@ function sqlOf(client: Pool | PoolClient): Sql {
 }
 
 /** The driver over a pool: a transaction per checked-out connection, NOTIFY to publish. */
-export function postgresDriver(pool: Pool, location: string, channel: string): SqlDriver {
+export function postgresDriver(
+  pool: Pool,
+  location: string,
+  channel: string,
+  lockConfig?: ClientConfig,
+): SqlDriver {
   return {
     kind: 'postgres',
     location,
@@ -76,6 +81,29 @@ export function postgresDriver(pool: Pool, location: string, channel: string): S
         await sql.query('SELECT pg_notify($1, $2)', [channel, payload]);
       }
     },
+    // A connection of its own, not the pool's: a holder's `fn` reads and writes through the
+    // pool, and locks held on pool connections could take all of them.
+    ...(lockConfig === undefined
+      ? {}
+      : {
+          async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+            const client = new Client(lockConfig);
+            client.on('error', () => undefined);
+            try {
+              await client.connect();
+              await client.query('BEGIN');
+              await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+              const result = await fn();
+              await client.query('COMMIT');
+              return result;
+            } catch (error) {
+              throw toStoreError(error, location);
+            } finally {
+              // Ending the connection ends the transaction and its lock, whatever happened.
+              await client.end().catch(() => undefined);
+            }
+          },
+        }),
     async close() {
       await pool.end();
     },
@@ -126,7 +154,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   let listener: ChangeListener | undefined;
   try {
     if (schema !== undefined) await createSchema(config, schema);
-    const driver = postgresDriver(pool, location, channel);
+    const driver = postgresDriver(pool, location, channel, config);
     await migrate(driver);
     const runner = new StoreRunner(
       {

@@ -53,6 +53,8 @@ export const REMOTE_STORE_METHODS = [
   'listOAuthCredentials',
   'saveOAuthCredential',
   'deleteOAuthCredentials',
+  'acquireOAuthLock',
+  'releaseOAuthLock',
 ] as const satisfies readonly (keyof Store)[];
 
 /** One of {@link REMOTE_STORE_METHODS}. */
@@ -184,6 +186,21 @@ export class RemoteStore implements Store {
   readonly claimNonce: Call<'claimNonce'> = (...args) => this.#call('claimNonce', args);
   readonly appendAudit: Call<'appendAudit'> = (...args) => this.#call('appendAudit', args);
   readonly queryAudit: Call<'queryAudit'> = (...args) => this.#call('queryAudit', args);
+  readonly acquireOAuthLock: Call<'acquireOAuthLock'> = (...args) =>
+    this.#call('acquireOAuthLock', args);
+  readonly releaseOAuthLock: Call<'releaseOAuthLock'> = (...args) =>
+    this.#call('releaseOAuthLock', args);
+
+  /** Holds the login's lease in the gateway holding the store while `fn` runs. */
+  async withOAuthLock<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T> {
+    const lease = await this.acquireOAuthLock(server, principal);
+    try {
+      return await fn();
+    } finally {
+      await this.releaseOAuthLock(lease).catch(() => undefined);
+    }
+  }
+
   readonly getOAuthCredential: Call<'getOAuthCredential'> = (...args) =>
     this.#call('getOAuthCredential', args);
   readonly listOAuthCredentials: Call<'listOAuthCredentials'> = (...args) =>

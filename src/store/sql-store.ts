@@ -51,10 +51,16 @@ import type {
   ToolsetSummary,
 } from './types.js';
 import * as check from './validate.js';
+import { LeaseLocks } from './leases.js';
 
 /** What an implementation adds to the shared SQL store. */
 export interface SqlStoreHooks {
   readonly setAdminEndpoint?: (endpoint: AdminEndpoint | undefined) => void;
+}
+
+/** The name of the lock of one OAuth login. */
+function oauthLockKey(server: string, principal: string): string {
+  return `hintgate.oauth ${JSON.stringify([server, principal])}`;
 }
 
 /** How often expired nonces are dropped. */
@@ -69,6 +75,8 @@ export class SqlStore implements Store {
   readonly location: string;
   /** When expired nonces were last dropped (0: never, so the first claim does it). */
   #prunedAt = 0;
+  /** The logins' locks of a store without cross-process ones (the embedded store). */
+  readonly #locks = new LeaseLocks();
 
   constructor(
     private readonly runner: StoreRunner,
@@ -413,6 +421,33 @@ export class SqlStore implements Store {
       if (removed > 0) emit({ kind: 'oauth', server });
       return removed;
     });
+  }
+
+  async withOAuthLock<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T> {
+    check.assertValid('OAuth credential', oauth.checkCredentialKey(server, principal));
+    const key = oauthLockKey(server, principal);
+    const { driver } = this.runner;
+    if (driver.exclusive !== undefined) return driver.exclusive(key, fn);
+    return this.#locks.with(key, fn);
+  }
+
+  async acquireOAuthLock(server: string, principal: string): Promise<string> {
+    check.assertValid('OAuth credential', oauth.checkCredentialKey(server, principal));
+    if (this.runner.driver.exclusive !== undefined) {
+      // Only the embedded store is reached through the admin endpoint.
+      throw new HintgateError(
+        'INPUT_INVALID',
+        'a lease of an OAuth login is held only in the process holding an embedded store',
+      );
+    }
+    return this.#locks.acquire(oauthLockKey(server, principal));
+  }
+
+  releaseOAuthLock(lease: string): Promise<void> {
+    if (typeof lease !== 'string' || lease === '' || lease.length > 64)
+      return Promise.reject(new HintgateError('INPUT_INVALID', 'lease: expected a lease id'));
+    this.#locks.release(lease);
+    return Promise.resolve();
   }
 
   watch(listener: StoreListener): () => void {

@@ -22,6 +22,11 @@ export interface SqlDriver {
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Sends payloads to other processes when the transaction commits (PostgreSQL NOTIFY). */
   publish?(sql: Sql, payloads: readonly string[]): Promise<void>;
+  /**
+   * Runs `fn` holding a lock named `key` against every process sharing the database
+   * (PostgreSQL); absent, the store locks within its own process.
+   */
+  exclusive?<T>(key: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -37,6 +37,7 @@ describe('config: OAuth to downstream servers', () => {
       auth: 'per-user',
       oauth: { clientId: 'hintgate', clientSecret: 's3cret-from-env', callbackPort: 33418 },
     });
+    expect(config.mcpServers['team']?.timeouts.idleMs).toBe(300_000);
   });
 
   it('names each bad OAuth key by its path', () => {
@@ -48,6 +49,7 @@ describe('config: OAuth to downstream servers', () => {
           b: { command: 'x', oauth: {} },
           c: { url: 'https://c.example/mcp', oauth: { clientSecret: 'x', port: 1 } },
           d: { url: 'https://d.example/mcp', oauth: { clientId: 'i', clientSecret: 's' } },
+          e: { auth: 'per-user', replicas: [{ url: 'https://e.example/mcp' }] },
         },
       }),
     ).toEqual([
@@ -55,6 +57,7 @@ describe('config: OAuth to downstream servers', () => {
       'mcpServers.b.oauth: "oauth" needs "url"',
       'mcpServers.c.oauth: unknown key "port"',
       'mcpServers.c.oauth.clientSecret: "clientSecret" needs "clientId"',
+      'mcpServers.e.auth: "per-user" needs one "url" (a server with "replicas" logs in once, as "oauth")',
       'secretKey: expected a secret of at least 16 characters',
     ]);
   });

@@ -103,6 +103,14 @@ describe('OAuth to a downstream server', () => {
     ]);
   });
 
+  it('lint --config of a server without a login reports it, naming the login command', async () => {
+    const run = await runCli(['lint', '--config', config, '--server', 'remote'], { env });
+    outputs.push(run.stdout, run.stderr);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('needs an OAuth login (no login is stored)');
+    expect(run.stderr).toContain('run `hintgate auth login remote`');
+  }, 60_000);
+
   it('marks a server without a login down, and a call says to run hintgate auth login', async () => {
     gateway = await startHttpGateway(config, ['--no-auth'], env);
     await gateway.waitForStderr(/remote.*hintgate auth login remote/, 20_000);
@@ -135,6 +143,11 @@ describe('OAuth to a downstream server', () => {
     expect(row).toMatchObject({ server: 'remote', state: 'logged in', refreshable: true });
     expect(row?.['scope']).toContain('mcp:tools');
     expect((await server.stats()).authorization_code).toBe(1);
+    // lint of the config uses the stored login (through the running gateway's store).
+    const lint = await runCli(['lint', '--config', config, '--server', 'remote'], { env });
+    outputs.push(lint.stdout, lint.stderr);
+    expect(lint.stderr).not.toContain('needs an OAuth login');
+    expect(lint.stdout).toContain('whoami');
   }, 60_000);
 
   it('refreshes the access token once it expires, and the calls go on', async () => {
@@ -192,12 +205,23 @@ describe('OAuth to a downstream server', () => {
     });
   }, 60_000);
 
-  it('logout forgets the login; status says so', async () => {
+  it('logout revokes the tokens at the authorization server, and the running gateway drops its own at once', async () => {
+    expect(await callText('remote_whoami')).toBe('you are alice');
+    expect(await server.validAccessTokens()).toBeGreaterThan(0);
     const run = await runCli(['auth', 'logout', 'remote', '--config', config], { env });
     outputs.push(run.stdout, run.stderr);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('remote: tokens revoked at the authorization server');
     expect(run.stderr).toContain('logged out of "remote" (1 stored login removed)');
+    expect(await server.validAccessTokens()).toBe(0);
     expect((await status())[0]).toMatchObject({ state: 'not logged in' });
+    // Told by the store, not by a refused call: the server is down before anything is called.
+    const down = await waitFor('the server to be down', async () => {
+      const text = await api('/api/servers');
+      return text.includes('"state":"down"') ? text : undefined;
+    });
+    expect(down).toContain('the stored login was removed (hintgate auth logout)');
+    expect(await callText('remote_whoami')).toContain('run `hintgate auth login remote`');
   }, 30_000);
 
   it('sends a configured Authorization header as it is, never starting OAuth over it', async () => {
@@ -214,7 +238,7 @@ describe('OAuth to a downstream server', () => {
     expect(login.stderr).toContain('remove it to use an OAuth login');
   }, 60_000);
 
-  it("keeps a per-user server's logins per principal; the gateway says it does not serve it yet", async () => {
+  it("keeps a per-user server's logins per principal; a command without a principal does not use them", async () => {
     const teamDir = scratchDir('hintgate-oauth-team-');
     const team = writeConfig(teamDir, { team: { url: server.mcp, auth: 'per-user' } });
     const missing = await runCli(['auth', 'login', 'team', '--config', team, '--no-open'], { env });
@@ -233,7 +257,8 @@ describe('OAuth to a downstream server', () => {
     ]);
     const tools = await runCli(['tools', '--config', team], { env });
     outputs.push(tools.stdout, tools.stderr);
-    expect(tools.stdout + tools.stderr).toContain('is configured "auth: per-user"');
+    expect(tools.stdout + tools.stderr).toContain('served per principal ("auth: per-user")');
+    expect(tools.stdout).not.toContain('team_whoami');
     const out = await runCli(['auth', 'logout', 'team', '--config', team, '--principal', 'alice'], {
       env,
     });

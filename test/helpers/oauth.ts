@@ -15,6 +15,12 @@ export interface OAuthFixture {
   revokeAll(): Promise<void>;
   /** Revokes the access tokens only: a refresh still works. */
   revokeAccess(): Promise<void>;
+  /** The token endpoint refuses its next few requests (a code exchange that fails). */
+  failNextToken(): Promise<void>;
+  /** How many issued access tokens are still valid (neither expired nor revoked). */
+  validAccessTokens(): Promise<number>;
+  /** The account the next logins log in as (the person at the browser). */
+  loginAs(account: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,6 +54,14 @@ export async function startOAuthFixture(accessTtl = 3600): Promise<OAuthFixture>
     },
     revokeAccess: async () => {
       await fetch(`${origin}/admin/revoke-access`, { method: 'POST' });
+    },
+    failNextToken: async () => {
+      await fetch(`${origin}/admin/fail-token`, { method: 'POST' });
+    },
+    validAccessTokens: async () =>
+      ((await (await fetch(`${origin}/admin/valid`)).json()) as { access: number }).access,
+    loginAs: async (account) => {
+      await fetch(`${origin}/admin/user?name=${encodeURIComponent(account)}`, { method: 'POST' });
     },
     stop: () =>
       new Promise((resolve) => {

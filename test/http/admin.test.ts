@@ -91,6 +91,28 @@ describe('the admin endpoint and RemoteStore', () => {
     await expect(remote.setAdminEndpoint(undefined)).rejects.toThrow(/held by a running gateway/);
   });
 
+  it("holds an OAuth login's lock in the gateway for the CLI: the gateway's own refresh waits for it", async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const cli = remote.withOAuthLock('srv', 'alice', async () => {
+      order.push('cli holds it');
+      await held;
+      order.push('cli done');
+    });
+    // Until the CLI's lease is granted, the gateway could take the lock first.
+    while (order.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const gateway = store.withOAuthLock('srv', 'alice', () => {
+      order.push('gateway holds it');
+      return Promise.resolve();
+    });
+    // Another login is not held up.
+    await store.withOAuthLock('srv', 'bob', () => Promise.resolve(order.push('other login')));
+    release();
+    await Promise.all([cli, gateway]);
+    expect(order).toEqual(['cli holds it', 'other login', 'cli done', 'gateway holds it']);
+  });
+
   it('streams the store events', async () => {
     const events: StoreEvent[] = [];
     const stop = remote.watch((event) => events.push(event));

@@ -27,6 +27,16 @@ export interface ConnectionAuthOptions {
   readonly now?: () => number;
 }
 
+/** A connection's `AuthProvider`, and what tells it the stored login changed. */
+export interface ConnectionAuth extends AuthProvider {
+  /**
+   * Reads the stored login again (the store reported a change: a login, a logout, another
+   * process's refresh); a login that is gone is reported through `onLoginRequired` at once,
+   * so the connection stops using the token it held.
+   */
+  revalidate(): Promise<void>;
+}
+
 /** Where the authorization code would come back: unused by the gateway, which never starts one. */
 const NO_REDIRECT = 'http://127.0.0.1/hintgate-gateway-never-redirects';
 
@@ -99,7 +109,7 @@ function watchedFetch(provider: StoredOAuthProvider, base: FetchLike = fetch): F
  * authorization itself: without a usable login the connection fails with "run `hintgate
  * auth login <server>`", and `onLoginRequired` is told so the server is marked down.
  */
-export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
+export function connectionAuth(options: ConnectionAuthOptions): ConnectionAuth {
   const now = options.now ?? Date.now;
   const ahead = options.refreshAheadMs ?? 60_000;
   const login = sharedLogin(options, now);
@@ -114,19 +124,26 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
     throw error;
   };
 
-  /** One refresh at a time; the document is read again first (another gateway may have refreshed). */
+  /**
+   * One refresh at a time in this process, and under the login's lock against every other
+   * process sharing the store; the document is read again inside the lock, and a refresh
+   * another process made meanwhile is taken instead of refreshing again (with rotating
+   * refresh tokens, the second would spend a spent one and lose the login).
+   */
   const refresh = (resourceMetadataUrl: URL | undefined, held: string | undefined) => {
     login.refreshing ??= (async () => {
       try {
-        const fresh = await provider.load();
-        if (fresh.tokens !== undefined && fresh.tokens.access_token !== held && !expiring(fresh))
-          return;
-        if (fresh.tokens === undefined)
-          throw loginRequired(options.server, options.principal, 'no login is stored');
-        await auth(provider, {
-          serverUrl: options.url,
-          ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-          fetchFn,
+        await options.vault.locked(options.server, options.principal, async () => {
+          const fresh = await provider.load();
+          if (fresh.tokens !== undefined && fresh.tokens.access_token !== held && !expiring(fresh))
+            return;
+          if (fresh.tokens === undefined)
+            throw loginRequired(options.server, options.principal, 'no login is stored');
+          await auth(provider, {
+            serverUrl: options.url,
+            ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+            fetchFn,
+          });
         });
       } finally {
         login.refreshing = undefined;
@@ -161,15 +178,17 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
       return provider.tokens()?.access_token;
     },
     async onUnauthorized(context: UnauthorizedContext) {
-      loaded ??= provider.load();
-      await loaded.catch((error: unknown) => {
-        loaded = undefined;
-        required(error);
-      });
-      const held = provider.tokens();
+      // Judged against the login stored now, not the one this connection loaded: a newer
+      // login or another process's refresh is used as it is, a removed one needs a login.
+      const sent = provider.tokens()?.access_token;
+      await login.refreshing?.catch(() => undefined);
+      const stored = await provider.load().catch((error: unknown) => required(error));
+      loaded = Promise.resolve(stored);
+      const held = stored.tokens;
       if (held === undefined) {
         required(loginRequired(options.server, options.principal, 'no login is stored'));
       }
+      if (held?.access_token !== sent && !expiring(stored)) return;
       const { resourceMetadataUrl } = extractWWWAuthenticateParams(context.response);
       if (held?.refresh_token === undefined) {
         required(
@@ -181,6 +200,26 @@ export function connectionAuth(options: ConnectionAuthOptions): AuthProvider {
         );
       }
       await refresh(resourceMetadataUrl, held?.access_token).catch(required);
+    },
+    async revalidate() {
+      await login.refreshing?.catch(() => undefined);
+      let document: typeof provider.document;
+      try {
+        document = await provider.load();
+      } catch {
+        // A store that cannot be read now says nothing about the login: the next request tells.
+        return;
+      }
+      loaded = Promise.resolve(document);
+      if (document.tokens === undefined) {
+        options.onLoginRequired?.(
+          loginRequired(
+            options.server,
+            options.principal,
+            'the stored login was removed (hintgate auth logout)',
+          ),
+        );
+      }
     },
   };
 }

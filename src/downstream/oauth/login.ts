@@ -36,6 +36,8 @@ export interface LoginResult {
 interface Callback {
   readonly code: string;
   readonly iss?: string;
+  /** Answers the browser, once the code was exchanged (or the exchange failed). */
+  readonly answer: (ok: boolean, text: string) => Promise<void>;
 }
 
 /**
@@ -103,20 +105,27 @@ export async function loginToServer(options: LoginOptions): Promise<LoginResult>
       );
     }
     const callback = await listener.next(provider.expectedState, options.timeoutMs ?? 300_000);
-    await auth(provider, {
-      ...base,
-      authorizationCode: callback.code,
-      ...(callback.iss === undefined ? {} : { iss: callback.iss }),
-    }).catch((error: unknown) => {
-      throw new HintgateError(
-        'DOWNSTREAM_PROTOCOL',
-        `OAuth login to "${server}" failed exchanging the code: ${errorMessage(error)}`,
-        { server },
-        { cause: error },
-      );
-    });
-    // Stored once, now that it is complete, marked as a login.
-    await provider.commit();
+    // The browser hears "logged in" only once the tokens are stored.
+    try {
+      await auth(provider, {
+        ...base,
+        authorizationCode: callback.code,
+        ...(callback.iss === undefined ? {} : { iss: callback.iss }),
+      }).catch((error: unknown) => {
+        throw new HintgateError(
+          'DOWNSTREAM_PROTOCOL',
+          `OAuth login to "${server}" failed exchanging the code: ${errorMessage(error)}`,
+          { server },
+          { cause: error },
+        );
+      });
+      // Stored once, now that it is complete, marked as a login.
+      await provider.commit();
+    } catch (error) {
+      await callback.answer(false, `The login failed: ${errorMessage(error)}`);
+      throw error;
+    }
+    await callback.answer(true, 'Logged in. You can close this tab and return to the terminal.');
     const tokens = provider.document.tokens;
     const expiry = expiresAt(provider.document);
     return {
@@ -179,7 +188,20 @@ interface Listener {
 }
 
 const PAGE = (text: string) =>
-  `<!doctype html><meta charset="utf-8"><title>hintgate</title><p>${text}</p>`;
+  `<!doctype html><meta charset="utf-8"><title>hintgate</title><p>${escapeHtml(text)}</p>`;
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text safe inside an HTML element (an error may carry the authorization server's words). */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+}
 
 /** The loopback listener the authorization server redirects the browser to. */
 async function listen(port: number): Promise<Listener> {
@@ -216,11 +238,21 @@ async function listen(port: number): Promise<Listener> {
       );
       return;
     }
-    response
-      .writeHead(200, { 'content-type': 'text/html' })
-      .end(PAGE('Logged in. You can close this tab and return to the terminal.'));
+    // Answered once the code is exchanged: the page says how the login ended.
     const iss = params.get('iss');
-    current.resolve({ code, ...(iss === null ? {} : { iss }) });
+    current.resolve({
+      code,
+      ...(iss === null ? {} : { iss }),
+      answer: (ok, text) =>
+        new Promise<void>((resolve) => {
+          // Sent whole before the listener closes (a browser gone: nothing to wait for).
+          if (response.writableEnded || response.destroyed) return resolve();
+          response.once('close', () => resolve());
+          response
+            .writeHead(ok ? 200 : 502, { 'content-type': 'text/html' })
+            .end(PAGE(ok ? text : `${text} See the terminal.`), () => resolve());
+        }),
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

@@ -125,10 +125,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#document = document;
   }
 
-  /** Stores the held document, marked as a completed login. */
+  /**
+   * Stores the held document, marked as a completed login; under the login's lock, so that
+   * a refresh running in a gateway cannot store the old grant's tokens over it.
+   */
   async commit(): Promise<void> {
     const { server, principal, vault } = this.options;
-    await vault.save(server, principal, this.#document, true);
+    await vault.locked(server, principal, () =>
+      vault.save(server, principal, this.#document, true),
+    );
   }
 
   /** The state sent with the authorization request, to check on the redirect. */

@@ -26,6 +26,8 @@ export interface CredentialStore {
     readonly loggedInAt?: string;
   }): Promise<void>;
   deleteOAuthCredentials(server: string, principal?: string): Promise<number>;
+  /** Runs `fn` holding the lock of one login against every process sharing the store. */
+  withOAuthLock<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** Everything hintgate keeps about its OAuth client to one server, for one principal. */
@@ -107,6 +109,14 @@ export class CredentialVault {
       ...(scope === undefined ? {} : { scope }),
       ...(login ? { loggedInAt: new Date().toISOString() } : {}),
     });
+  }
+
+  /**
+   * Runs `fn` holding the login's lock against every process sharing the store: a refresh
+   * (or a new login's save) reads the stored document again under it.
+   */
+  locked<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T> {
+    return this.store.withOAuthLock(server, principal, fn);
   }
 
   /** Removes a principal's document (or every one of the server's); returns how many. */

@@ -89,6 +89,7 @@ export function forward(
       onLog: ctx.log,
       caller: callerOf(ctx.session),
       logLevel: ctx.logLevel,
+      principal: ctx.session.principal,
     };
     const result =
       ctx.keepAlive === undefined || progressMs <= 0

@@ -16,6 +16,12 @@ export type PendingServerOf = (name: string) => string | undefined;
 /** Configured servers without a prefix that are not serving now (their tools' names are unknown). */
 export type UnprefixedDown = () => readonly string[];
 
+/**
+ * Why the calling principal may not reach a server at all (an `auth: per-user` server it has
+ * no login to), or undefined.
+ */
+export type ServerRefusal = (server: string, principal: string | undefined) => Error | undefined;
+
 /** How deeply `arguments` may nest: deeper input is refused before any step walks it. */
 export const MAX_ARGUMENT_DEPTH = 64;
 
@@ -58,7 +64,8 @@ export function argumentsProblem(args: unknown): string | undefined {
  * overrides that apply to that session. A tool of a server that is down fails with
  * DOWNSTREAM_UNAVAILABLE and the server's reason (so does a name with the prefix of a
  * server that never came up; an unknown name while a server without a prefix is down says
- * so); `arguments` that are not an object, or nest too deeply, are
+ * so); a principal that cannot reach the tool's server at all (an `auth: per-user` server
+ * it has no login to) gets `refusal`'s error, naming the command to log in; `arguments` that are not an object, or nest too deeply, are
  * refused with INVALID_ARGUMENTS (-32602) saying what is wrong; a tool outside the equipped toolset, and
  * any other unknown name, with UNKNOWN_TOOL naming it (JSON-RPC -32602).
  *
@@ -74,6 +81,7 @@ export function resolve(
   scope: CallScope = wholeCatalog(catalog),
   pendingServerOf: PendingServerOf = () => undefined,
   unprefixedDown: UnprefixedDown = () => [],
+  refusal: ServerRefusal = () => undefined,
 ): CallMiddleware {
   return async function resolve(ctx, next) {
     const problem = argumentsProblem(ctx.params['arguments']);
@@ -102,7 +110,10 @@ export function resolve(
           ? (catalog.departedServerOf(ctx.name) ?? pendingServerOf(ctx.name))
           : undefined;
       if (server !== undefined) {
-        throw new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server));
+        throw (
+          refusal(server, ctx.session.principal) ??
+          new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server))
+        );
       }
       // A tool held back by pinning never reaches its server before a person approves it.
       const held = found.kind === 'missing' ? catalog.heldReason(ctx.name) : undefined;
@@ -132,6 +143,12 @@ export function resolve(
     ctx.trace.server = entry.server;
     ctx.trace.tool = entry.name;
     ctx.trace.refId = entry.refId;
+    // Refused before policy could ask anyone to approve a call that cannot be made.
+    const refused = refusal(entry.server, ctx.session.principal);
+    if (refused !== undefined) {
+      ctx.trace.stoppedBy = 'resolve';
+      throw refused;
+    }
     return next();
   };
 }

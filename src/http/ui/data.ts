@@ -12,7 +12,7 @@ import {
 } from '../../core/annotations/types.js';
 import { HintgateError } from '../../core/errors.js';
 import { redactSecretText } from '../../core/util/redact.js';
-import type { Downstream } from '../../downstream/downstream.js';
+import type { ServerConnection } from '../../downstream/downstream.js';
 import type { AccessControl } from '../../gateway/access.js';
 import type { CatalogEntry } from '../../gateway/catalog-entry.js';
 import type { PinSettings } from '../../gateway/pins/book.js';
@@ -26,7 +26,7 @@ import type { AuditRecord } from '../../store/types.js';
 /** The parts of a gateway the dashboard reads and changes. */
 export interface DashboardGateway {
   readonly catalog: Catalog;
-  readonly servers: { all(): readonly Downstream[] };
+  readonly servers: { all(): readonly ServerConnection[] };
   readonly toolsets: ToolsetService;
   readonly store: Store;
   readonly calls: { stats(): unknown };

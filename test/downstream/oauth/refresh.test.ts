@@ -1,4 +1,5 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionAuth } from '../../../src/downstream/oauth/connection-auth.js';
 import { loginToServer } from '../../../src/downstream/oauth/login.js';
@@ -103,6 +104,76 @@ describe('downstream OAuth refresh in the gateway', () => {
       expect((await vault.load(server, ''))?.tokens?.access_token).toBe(tokens[0]);
     }
     expect(lost).toEqual([]);
+  }, 30_000);
+
+  it('two processes (two store clients) refreshing one login at once spend its refresh token once; the login survives', async () => {
+    const server = uniqueName('srv');
+    const vault = await loggedIn(server);
+    // A second client of the same database, as another gateway has: its own pool, its own
+    // vault, its own provider (nothing shared in memory with the first).
+    const second = await store.harness().open();
+    try {
+      const lost: Error[] = [];
+      const connect = (each: CredentialVault): AuthProvider =>
+        connectionAuth({
+          server,
+          url: fixture.mcp,
+          principal: '',
+          vault: each,
+          settings: undefined,
+          onLoginRequired: (error) => lost.push(error),
+        });
+      const gateways = [connect(vault), connect(new CredentialVault(second, sealer))];
+      const first = await Promise.all(gateways.map((g) => g.token()));
+      expect(new Set(first).size).toBe(1);
+      for (let round = 1; round <= 2; round++) {
+        const before = (await fixture.stats()).refresh_token;
+        await expire();
+        const tokens = await Promise.all(gateways.map((g) => g.token()));
+        expect(new Set(tokens).size).toBe(1);
+        expect(tokens[0]).not.toBe(first[0]);
+        expect((await fixture.stats()).refresh_token).toBe(before + 1);
+        expect(await accepted(tokens[0])).toBe(true);
+      }
+      expect(lost).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 30_000);
+
+  it('a 401 is judged against the login stored now: a newer login is used, without a refresh', async () => {
+    const server = uniqueName('srv');
+    const vault = await loggedIn(server);
+    const lost: Error[] = [];
+    const auth = connectionAuth({
+      server,
+      url: fixture.mcp,
+      principal: '',
+      vault,
+      settings: undefined,
+      refreshAheadMs: 0,
+      onLoginRequired: (error) => lost.push(error),
+    });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(fixture.mcp), { authProvider: auth }),
+    );
+    try {
+      const first = await auth.token();
+      // Another process logs in anew; the old grant is gone (its refresh token too).
+      await fixture.revokeAll();
+      await loggedIn(server);
+      const refreshes = (await fixture.stats()).refresh_token;
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'you are alice' }]);
+      const now = await auth.token();
+      expect(now).not.toBe(first);
+      expect((await vault.load(server, ''))?.tokens?.access_token).toBe(now);
+      expect((await fixture.stats()).refresh_token).toBe(refreshes);
+      expect(lost).toEqual([]);
+    } finally {
+      await client.close();
+    }
   }, 30_000);
 
   it('a refused refresh does not overwrite newer tokens another gateway stored', async () => {
