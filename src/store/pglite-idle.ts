@@ -48,6 +48,8 @@ export class IdlePglite implements PgliteHandle {
     query: <R>(text: string, params?: readonly unknown[]) =>
       this.#use((db) => db.sql.query<R>(text, params)),
     exec: (text: string) => this.#use((db) => db.sql.exec(text)),
+    copyFrom: (table: string, columns: readonly string[], data: string) =>
+      this.#use((db) => db.sql.copyFrom(table, columns, data)),
   };
 
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {

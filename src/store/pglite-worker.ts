@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sql } from './sql.js';
+import { copyStatement } from './sql.js';
 
 /**
  * Where the database runs: a thread of this process, or a child process of its own. In a
@@ -79,6 +80,10 @@ async function handle(m) {
     case 'exec':
       await on(m.tx).exec(m.text);
       return undefined;
+    case 'copy':
+      // COPY ... FROM '/dev/blob' reads the blob given with the statement.
+      await on(m.tx).query(m.text, [], { blob: new Blob([m.data]) });
+      return undefined;
     case 'begin': {
       const id = nextTx++;
       let entered;
@@ -128,6 +133,9 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** Where PGlite's `COPY … FROM` reads the blob given with the statement. */
+export const PGLITE_COPY_SOURCE = "'/dev/blob'";
+
 /** What the worker answers one request with. */
 interface Reply {
   readonly id: number;
@@ -143,7 +151,11 @@ interface Reply {
 
 /** A request to the worker, without its id. */
 type Request =
-  | { readonly op: 'open'; readonly dataDir: string; readonly settings: readonly string[] }
+  | {
+      readonly op: 'open';
+      readonly dataDir: string;
+      readonly settings: readonly string[];
+    }
   | {
       readonly op: 'query';
       readonly tx?: number;
@@ -151,6 +163,12 @@ type Request =
       readonly params: unknown[];
     }
   | { readonly op: 'exec'; readonly tx?: number; readonly text: string }
+  | {
+      readonly op: 'copy';
+      readonly tx?: number;
+      readonly text: string;
+      readonly data: string;
+    }
   | { readonly op: 'begin' }
   | { readonly op: 'commit' | 'rollback'; readonly tx: number }
   | { readonly op: 'close' };
@@ -391,9 +409,18 @@ export class PgliteWorker {
     const scope = tx === undefined ? {} : { tx };
     return {
       query: async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> =>
-        (await this.#call({ op: 'query', ...scope, text, params: [...params] })) as R[],
+        (await this.#call({
+          op: 'query',
+          ...scope,
+          text,
+          params: [...params],
+        })) as R[],
       exec: async (text: string): Promise<void> => {
         await this.#call({ op: 'exec', ...scope, text });
+      },
+      copyFrom: async (table: string, columns: readonly string[], data: string): Promise<void> => {
+        const text = copyStatement(table, columns, PGLITE_COPY_SOURCE);
+        await this.#call({ op: 'copy', ...scope, text, data });
       },
     };
   }

@@ -8,9 +8,10 @@ import { acquireLock } from './lock.js';
 import { migrate } from './migrate.js';
 import type { PgliteHandle } from './pglite-idle.js';
 import { IdlePglite, PGLITE_IDLE_CLOSE_MS } from './pglite-idle.js';
-import { PgliteWorker } from './pglite-worker.js';
+import { PGLITE_COPY_SOURCE, PgliteWorker } from './pglite-worker.js';
 import { StoreRunner } from './runner.js';
 import type { Sql, SqlDriver } from './sql.js';
+import { copyStatement } from './sql.js';
 import { SqlStore } from './sql-store.js';
 import type { PgliteStoreOptions, Store } from './interface.js';
 
@@ -32,6 +33,12 @@ function sqlOf(db: PGlite | Transaction): Sql {
     },
     async exec(text: string): Promise<void> {
       await db.exec(text);
+    },
+    async copyFrom(table: string, columns: readonly string[], data: string): Promise<void> {
+      // PGlite reads COPY's input from the blob given with the statement.
+      await db.query(copyStatement(table, columns, PGLITE_COPY_SOURCE), [], {
+        blob: new Blob([data]),
+      });
     },
   };
 }
@@ -124,7 +131,9 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     // afresh, at the usual size, with the next statement.
     if (firstRun) idle.suspend();
     const runner = new StoreRunner(driver, options.onWarning);
-    return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
+    return new SqlStore(runner, {
+      setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint),
+    });
   } catch (error) {
     await db?.close().catch(() => undefined);
     lock.release();
