@@ -103,6 +103,44 @@ export async function throughput(
   return total / ((performance.now() - started) / 1000);
 }
 
+/** Clock ticks per second, for /proc/<pid>/stat. */
+let ticks: number | undefined;
+
+/** User and system CPU time of one process so far, in µs (Linux; 0 once it is gone). */
+export function cpuMicros(pid: number): number {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / ticks) * 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/** The children of a process (Linux). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter((text) => text.trim() !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The embedded store's process among a gateway's children (`node -e …`), if one runs. */
+export function storeProcessOf(gateway: number): number | undefined {
+  return childrenOf(gateway).find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === '-e';
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Resident memory of one process, in MiB (Linux). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

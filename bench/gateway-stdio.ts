@@ -8,6 +8,9 @@
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-stdio.js
  *
+ * With 32 in flight it also reports CPU time per call: the process's own (the gateway's, the
+ * relay's, or the server's for direct) and, for the gateway, its embedded store process's.
+ *
  * Goals: p50 at most 1.15 times the byte relay (one extra process copying bytes, reading
  * nothing: the floor any relay pays), throughput with 32 in flight at least 0.8 of it.
  *
@@ -22,6 +25,7 @@ import {
   CLI,
   ROOT,
   callEcho,
+  cpuMicros,
   fixed,
   fixture,
   machine,
@@ -29,6 +33,7 @@ import {
   quantile,
   requireBuild,
   sequential,
+  storeProcessOf,
   throughput,
   writeConfig,
 } from './gateway-harness.js';
@@ -55,6 +60,11 @@ interface Setup {
   /** p50 with the SDK's typed `callTool()`, what most clients use. */
   readonly typed: number[];
   readonly rate: number[];
+  /** The process the client spawned (the server, the relay, or the gateway). */
+  readonly pid: number;
+  /** CPU µs per call of that process, and of the gateway's store process, with 32 in flight. */
+  readonly cpu: number[];
+  readonly storeCpu: number[];
 }
 
 async function open(label: string, auto: boolean, args: string[], tool: string): Promise<Setup> {
@@ -62,14 +72,15 @@ async function open(label: string, auto: boolean, args: string[], tool: string):
     { name: 'bench', version: '1' },
     auto ? { versionNegotiation: { mode: 'auto' } } : {},
   );
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }),
-  );
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  if (pid === null) throw new Error(`${label}: no process`);
   await client.request(
     { method: 'tools/list', params: {} },
     (await import('./gateway-harness.js')).LOOSE,
   );
-  return { label, tool, client, p50: [], p99: [], typed: [], rate: [] };
+  return { label, tool, client, p50: [], p99: [], typed: [], rate: [], pid, cpu: [], storeCpu: [] };
 }
 
 async function runEra(era: 'legacy' | 'modern'): Promise<void> {
@@ -128,7 +139,14 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
         WARMUP,
       );
       setup.typed.push(quantile(typed, 0.5));
+      const store = storeProcessOf(setup.pid);
+      const cpu = cpuMicros(setup.pid);
+      const storeCpu = store === undefined ? 0 : cpuMicros(store);
       setup.rate.push(await throughput(call, BURST, 32));
+      // The audit records of the last calls are written within the flush window.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      setup.cpu.push((cpuMicros(setup.pid) - cpu) / BURST);
+      setup.storeCpu.push(store === undefined ? 0 : (cpuMicros(store) - storeCpu) / BURST);
     }
   }
   const [direct, relay] = setups;
@@ -138,7 +156,7 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
   );
   console.log('                      request()                         callTool()');
   console.log(
-    'setup                 p50 µs   p99 µs   p50 ratio       p50 µs   p50 ratio     calls/s (32 in flight)   throughput ratio   p50 x relay   throughput x relay',
+    'setup                 p50 µs   p99 µs   p50 ratio       p50 µs   p50 ratio     calls/s (32 in flight)   throughput ratio   p50 x relay   throughput x relay   CPU µs/call   store CPU µs/call',
   );
   for (const setup of setups) {
     const p50 = median(setup.p50);
@@ -156,6 +174,10 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       // The goals: p50 at most 1.15 times the byte relay's, throughput at least 0.8 of it.
       fixed(p50 / median(relay.p50), 2).padStart(13),
       fixed(rate / median(relay.rate), 2).padStart(20),
+      // The process's own CPU per call with 32 in flight (the server's, for direct), and the
+      // embedded store's process's: CPU time, which a loaded machine changes less than speed.
+      fixed(median(setup.cpu), 1).padStart(13),
+      fixed(median(setup.storeCpu), 1).padStart(19),
     ];
     console.log(cells.join(' '));
   }

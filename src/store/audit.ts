@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import type { Sql } from './sql.js';
-import { isoTime, pgJson, present } from './sql.js';
+import { COPY_NULL, copyJson, copyText, isoTime, present } from './sql.js';
 import type { AuditQuery, AuditRecord, AuditRecordInput } from './types.js';
 import type { InputIssue } from './validate.js';
 import { joinPath } from './validate.js';
@@ -31,11 +31,6 @@ interface AuditRow {
 /** The most records one query returns. */
 export const MAX_AUDIT_LIMIT = 10_000;
 
-const RECORD_COLUMNS = `occurred_at timestamptz, session_id text, client text, tool text,
-  namespaced_name text, server text, replica text, annotations jsonb, sources jsonb,
-  dynamic boolean, decision text, approver text, duration_ms integer, outcome text,
-  error text, retries integer, cache_hit boolean, arguments jsonb, principal text`;
-
 function toRecord(row: AuditRow): AuditRecord {
   return {
     id: row.id,
@@ -62,7 +57,7 @@ function toRecord(row: AuditRow): AuditRecord {
 }
 
 function timeParam(value: Date | string): string {
-  return new Date(value).toISOString();
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
 function isTime(value: Date | string): boolean {
@@ -123,43 +118,81 @@ export function degradedRecord(record: AuditRecordInput, reason: string): AuditR
   };
 }
 
-/** Appends records in one statement, in order. */
+/** The columns of a record, in the order of each line {@link insertAuditRecords} copies. */
+const COPY_COLUMNS = [
+  'occurred_at',
+  'session_id',
+  'client',
+  'tool',
+  'namespaced_name',
+  'server',
+  'replica',
+  'annotations',
+  'sources',
+  'dynamic',
+  'decision',
+  'approver',
+  'duration_ms',
+  'outcome',
+  'error',
+  'retries',
+  'cache_hit',
+  'arguments',
+  'principal',
+] as const;
+
+/**
+ * The JSON of objects every call of a tool shares (its annotations, the sources of each),
+ * made once: records are built from objects that are never changed once made.
+ */
+const SHARED_JSON = new WeakMap<object, string>();
+
+function sharedJson(value: object | undefined): string {
+  if (value === undefined) return COPY_NULL;
+  let json = SHARED_JSON.get(value);
+  if (json === undefined) {
+    json = copyJson(value);
+    SHARED_JSON.set(value, json);
+  }
+  return json;
+}
+
+function optionalText(value: string | undefined): string {
+  return value === undefined ? COPY_NULL : copyText(value);
+}
+
+/** A number for an integer column: rounded, as the column keeps it; `absent` if not finite. */
+function integer(value: number | undefined, absent: string): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(Math.round(value)) : absent;
+}
+
+/**
+ * Appends records in one `COPY`, in order; a record without a time gets this process's
+ * clock's. A record the database refuses (a value that is not a number) fails the batch.
+ */
 export async function insertAuditRecords(
   sql: Sql,
   records: readonly AuditRecordInput[],
 ): Promise<void> {
   if (records.length === 0) return;
-  const rows = records.map((record) => ({
-    occurred_at: record.time === undefined ? null : timeParam(record.time),
-    session_id: record.sessionId ?? null,
-    client: record.client ?? null,
-    tool: record.tool,
-    namespaced_name: record.namespacedName ?? null,
-    server: record.server ?? null,
-    replica: record.replica ?? null,
-    annotations: record.annotations ?? null,
-    sources: record.sources ?? null,
-    dynamic: record.dynamic ?? false,
-    decision: record.decision,
-    approver: record.approver ?? null,
-    duration_ms: record.durationMs === undefined ? null : Math.round(record.durationMs),
-    outcome: record.outcome,
-    error: record.error ?? null,
-    retries: record.retries ?? 0,
-    cache_hit: record.cacheHit ?? false,
-    arguments: record.arguments ?? null,
-    principal: record.principal ?? null,
-  }));
-  await sql.query(
-    `INSERT INTO audit_log (occurred_at, session_id, client, tool, namespaced_name, server,
-       replica, annotations, sources, dynamic, decision, approver, duration_ms, outcome, error,
-       retries, cache_hit, arguments, principal)
-     SELECT coalesce(r.occurred_at, now()), r.session_id, r.client, r.tool, r.namespaced_name,
-       r.server, r.replica, r.annotations, r.sources, r.dynamic, r.decision, r.approver,
-       r.duration_ms, r.outcome, r.error, r.retries, r.cache_hit, r.arguments, r.principal
-     FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})`,
-    [pgJson(rows)],
-  );
+  const now = new Date().toISOString();
+  let data = '';
+  for (const record of records) {
+    const time = record.time === undefined ? now : timeParam(record.time);
+    const args = record.arguments === undefined ? COPY_NULL : copyJson(record.arguments);
+    // One line per record, its values in the order of COPY_COLUMNS.
+    data +=
+      `${time}\t${optionalText(record.sessionId)}\t${optionalText(record.client)}\t` +
+      `${copyText(record.tool)}\t${optionalText(record.namespacedName)}\t` +
+      `${optionalText(record.server)}\t${optionalText(record.replica)}\t` +
+      `${sharedJson(record.annotations)}\t${sharedJson(record.sources)}\t` +
+      `${record.dynamic === true ? 't' : 'f'}\t${copyText(record.decision)}\t` +
+      `${optionalText(record.approver)}\t${integer(record.durationMs, COPY_NULL)}\t` +
+      `${copyText(record.outcome)}\t${optionalText(record.error)}\t` +
+      `${integer(record.retries, '0')}\t${record.cacheHit === true ? 't' : 'f'}\t${args}\t` +
+      `${optionalText(record.principal)}\n`;
+  }
+  await sql.copyFrom('audit_log', COPY_COLUMNS, data);
 }
 
 /** Records matching every given filter, newest first. */

@@ -27,7 +27,8 @@ export class DeferredStore implements Store {
   readonly opened: Promise<Store>;
   #store: Store | undefined;
   #location: string;
-  #listeners = new Map<StoreListener, () => void>();
+  /** Each `watch` made, with the opened store's unsubscribe once there is one. */
+  #watches = new Set<{ readonly listener: StoreListener; unsubscribe: () => void }>();
   #closed = false;
 
   constructor(kind: StoreKind, location: string, opening: Promise<Store>) {
@@ -37,9 +38,7 @@ export class DeferredStore implements Store {
       this.#store = store;
       this.#location = store.location;
       // Listeners registered while opening are attached to the opened store.
-      for (const listener of this.#listeners.keys()) {
-        this.#listeners.set(listener, store.watch(listener));
-      }
+      for (const watch of this.#watches) watch.unsubscribe = store.watch(watch.listener);
       return store;
     });
     // The failure is reported by each call that waits, and by whoever awaits `opened`.
@@ -108,12 +107,17 @@ export class DeferredStore implements Store {
   queryAudit: Store['queryAudit'] = (...a) => this.#forward('queryAudit', a);
   setAdminEndpoint: Store['setAdminEndpoint'] = (...a) => this.#forward('setAdminEndpoint', a);
 
+  /** Each call is a watch of its own (the same listener twice: two), ended by what it returns. */
   watch(listener: StoreListener): () => void {
     const store = this.#store;
-    this.#listeners.set(listener, store === undefined ? () => undefined : store.watch(listener));
+    const watch = {
+      listener,
+      unsubscribe: store === undefined ? () => undefined : store.watch(listener),
+    };
+    this.#watches.add(watch);
     return () => {
-      this.#listeners.get(listener)?.();
-      this.#listeners.delete(listener);
+      if (!this.#watches.delete(watch)) return;
+      watch.unsubscribe();
     };
   }
 

@@ -200,7 +200,9 @@ export interface Store {
 
   /**
    * Calls `listener` after each committed change through this store and, for PostgreSQL,
-   * through any other process sharing the database. Returns the unsubscribe function.
+   * through any other process sharing the database. Returns the unsubscribe function. Each
+   * call is a watch of its own: a listener watched twice is called twice per change, and
+   * each unsubscribe ends only its own watch (calling it again does nothing).
    */
   watch(listener: StoreListener): () => void;
   /**

@@ -26,6 +26,12 @@ export interface LockInfo {
   readonly hostname: string;
   /** The holder's start time in clock ticks since boot (Linux), to tell a reused pid. */
   readonly procStart?: string;
+  /**
+   * The embedded store's own process while one runs (it writes the data directory too, and
+   * outlives its gateway for a moment when that is killed), with its start time.
+   */
+  readonly storePid?: number;
+  readonly storeProcStart?: string;
   /** Where the CLI can reach the gateway holding the directory instead of opening it. */
   readonly adminUrl?: string;
   readonly adminToken?: string;
@@ -34,8 +40,10 @@ export interface LockInfo {
 /** A lock this process holds. */
 export interface HeldLock {
   readonly path: string;
-  /** Records (or clears) the admin endpoint in the lock file. */
+  /** Records (or clears) the admin endpoint in the lock file (nothing once released). */
   setAdmin(endpoint: AdminEndpoint | undefined): void;
+  /** Records (or clears) the store process writing the data directory (nothing once released). */
+  setStoreProcess(pid: number | undefined): void;
   /** Deletes the lock file if it is still ours; safe to call twice. */
   release(): void;
 }
@@ -48,14 +56,20 @@ export interface AcquireLockOptions {
 
 const PARTIAL_LOCK_GRACE_MS = 2_000;
 
-function procStartOf(pid: number): string | undefined {
+/** The fields of /proc/<pid>/stat after the command name (Linux), from the state on. */
+function statOf(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces and parentheses); starttime is 22nd.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    // The command name may hold spaces and parentheses: the fields start after the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** When a process started, in clock ticks since boot (the 22nd field of its stat). */
+function procStartOf(pid: number): string | undefined {
+  return statOf(pid)?.[19];
 }
 
 function parseLock(text: string): LockInfo | undefined {
@@ -69,19 +83,35 @@ function parseLock(text: string): LockInfo | undefined {
 }
 
 /**
- * True while the process named by a lock is running. A lock from another host cannot be
- * checked and counts as alive; a pid now used by a process started later counts as dead.
+ * True while the process named by a lock, or its store process, is running. A lock from
+ * another host cannot be checked and counts as alive; a pid now used by a process started
+ * later counts as dead.
  */
 export function isLockAlive(info: LockInfo): boolean {
   if (info.hostname !== hostname()) return true;
+  return isRunning(info.pid, info.procStart) || isStoreRunning(info);
+}
+
+/** True while the lock's store process runs (on this host). */
+function isStoreRunning(info: LockInfo): boolean {
+  return info.storePid !== undefined && isRunning(info.storePid, info.storeProcStart);
+}
+
+/** True while `pid` runs, and is the process that started at `procStart` when it is given. */
+function isRunning(pid: number, procStart: string | undefined): boolean {
+  // 0 and negative pids name process groups, not a process.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
-    process.kill(info.pid, 0);
+    process.kill(pid, 0);
   } catch (error) {
     if (errorCode(error) === 'ESRCH') return false;
   }
-  if (info.procStart === undefined) return true;
-  const now = procStartOf(info.pid);
-  return now === undefined || now === info.procStart;
+  const stat = statOf(pid);
+  // A zombie has exited; only its parent's wait (which may never come) removes it.
+  if (stat?.[0] === 'Z' || stat?.[0] === 'X') return false;
+  if (procStart === undefined) return true;
+  const now = stat?.[19];
+  return now === undefined || now === procStart;
 }
 
 /**
@@ -100,6 +130,15 @@ export function readLock(dataDir: string): (LockInfo & { readonly alive: boolean
 }
 
 function lockedError(dataDir: string, path: string, info: LockInfo): HintgateError {
+  const local = info.hostname === hostname();
+  if (local && !isRunning(info.pid, info.procStart) && isStoreRunning(info)) {
+    // The gateway is gone; its store process ends by itself once it has let go of the files.
+    return new HintgateError(
+      'STORE_LOCKED',
+      `data directory ${dataDir} is still in use by the store process (pid ${info.storePid}) of hintgate pid ${info.pid}, which has ended; try again once it has exited.`,
+      { dataDir, pid: info.pid, storePid: info.storePid, startedAt: info.startedAt },
+    );
+  }
   const reach =
     info.adminUrl === undefined
       ? 'stop it first'
@@ -185,21 +224,26 @@ export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): 
   return {
     path,
     setAdmin(endpoint) {
+      if (released) return;
       const { adminUrl: _url, adminToken: _token, ...rest } = info;
       info = {
         ...rest,
         ...(endpoint === undefined ? {} : { adminUrl: endpoint.url }),
         ...(endpoint?.token === undefined ? {} : { adminToken: endpoint.token }),
       };
-      const temporary = `${path}.${process.pid}.tmp`;
-      const fd = openSync(temporary, 'w', 0o600);
-      try {
-        writeSync(fd, JSON.stringify(info));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temporary, path);
+      rewrite(path, info);
+    },
+    setStoreProcess(pid) {
+      // Once released, the file is no longer this process's to write.
+      if (released) return;
+      const { storePid: _pid, storeProcStart: _start, ...rest } = info;
+      const storeProcStart = pid === undefined ? undefined : procStartOf(pid);
+      info = {
+        ...rest,
+        ...(pid === undefined ? {} : { storePid: pid }),
+        ...(storeProcStart === undefined ? {} : { storeProcStart }),
+      };
+      rewrite(path, info);
     },
     release() {
       if (released) return;
@@ -208,6 +252,19 @@ export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): 
       removeIfOurs(path, info);
     },
   };
+}
+
+/** Replaces the lock file's content at once (a reader sees the old or the new, whole). */
+function rewrite(path: string, info: LockInfo): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(info));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
 }
 
 function ageOf(path: string): number | undefined {

@@ -12,6 +12,12 @@ import type { Sql } from './sql.js';
 /** How long the database stays open with nothing to do, by default. */
 export const PGLITE_IDLE_CLOSE_MS = 30_000;
 
+/**
+ * How long closing waits for statements and transactions in progress to end: closing under
+ * them would roll them back. Beyond it (a statement that never ends) the database is closed.
+ */
+export const PGLITE_CLOSE_WAIT_MS = 10_000;
+
 /** What the store's driver uses of a database. */
 export type PgliteHandle = Pick<PgliteWorker, 'sql' | 'transaction' | 'close'>;
 
@@ -26,6 +32,8 @@ export class IdlePglite implements PgliteHandle {
   #active = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Told when the last statement in progress has ended. */
+  #inactive: (() => void)[] = [];
 
   constructor(
     private readonly open: () => Promise<PgliteWorker>,
@@ -48,15 +56,22 @@ export class IdlePglite implements PgliteHandle {
     query: <R>(text: string, params?: readonly unknown[]) =>
       this.#use((db) => db.sql.query<R>(text, params)),
     exec: (text: string) => this.#use((db) => db.sql.exec(text)),
+    copyFrom: (table: string, columns: readonly string[], data: string) =>
+      this.#use((db) => db.sql.copyFrom(table, columns, data)),
   };
 
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     return this.#use((db) => db.transaction(fn));
   }
 
+  /**
+   * Closes the database for good: statements and transactions already in progress end first
+   * (within {@link PGLITE_CLOSE_WAIT_MS}), later ones fail.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    await this.#whenInactive(PGLITE_CLOSE_WAIT_MS);
     const db = this.#db;
     this.#db = undefined;
     await this.#closing;
@@ -83,8 +98,21 @@ export class IdlePglite implements PgliteHandle {
       return await run(db);
     } finally {
       this.#active--;
+      if (this.#active === 0) for (const tell of this.#inactive.splice(0)) tell();
       this.#idle();
     }
+  }
+
+  /** Resolves once no statement is in progress, or after `timeoutMs`. */
+  #whenInactive(timeoutMs: number): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.#inactive.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** The open database, opening one when there is none. */

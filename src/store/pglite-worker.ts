@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sql } from './sql.js';
+import { copyStatement } from './sql.js';
 
 /**
  * Where the database runs: a thread of this process, or a child process of its own. In a
@@ -79,6 +80,10 @@ async function handle(m) {
     case 'exec':
       await on(m.tx).exec(m.text);
       return undefined;
+    case 'copy':
+      // COPY ... FROM '/dev/blob' reads the blob given with the statement.
+      await on(m.tx).query(m.text, [], { blob: new Blob([m.data]) });
+      return undefined;
     case 'begin': {
       const id = nextTx++;
       let entered;
@@ -128,6 +133,9 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** Where PGlite's `COPY … FROM` reads the blob given with the statement. */
+export const PGLITE_COPY_SOURCE = "'/dev/blob'";
+
 /** What the worker answers one request with. */
 interface Reply {
   readonly id: number;
@@ -151,6 +159,7 @@ type Request =
       readonly params: unknown[];
     }
   | { readonly op: 'exec'; readonly tx?: number; readonly text: string }
+  | { readonly op: 'copy'; readonly tx?: number; readonly text: string; readonly data: string }
   | { readonly op: 'begin' }
   | { readonly op: 'commit' | 'rollback'; readonly tx: number }
   | { readonly op: 'close' };
@@ -187,6 +196,8 @@ interface Host {
   onEnd(listener: (why: string) => void): void;
   /** The child process's id (a thread has none). */
   readonly pid: number | undefined;
+  /** Resolves once the process has exited (or could not start); a thread's never does. */
+  readonly exited: Promise<void>;
   ref(): void;
   unref(): void;
   terminate(): Promise<void>;
@@ -207,6 +218,7 @@ function threadHost(module: string): Host {
       worker.on('exit', (code) => listener(`its thread exited (code ${code})`));
     },
     pid: undefined,
+    exited: new Promise(() => undefined),
     ref: () => worker.ref(),
     unref: () => worker.unref(),
     terminate: async () => {
@@ -273,6 +285,7 @@ function processHost(module: string, execPath: string): Host {
     get pid() {
       return child.pid;
     },
+    exited,
     ref: () => {
       child.ref();
       child.channel?.ref();
@@ -294,6 +307,14 @@ function processHost(module: string, execPath: string): Host {
       await exited;
     },
   };
+}
+
+/** Told of a store process's life (see {@link PgliteWorker.open}). */
+export interface PgliteProcessHooks {
+  /** The process has started, and has not yet opened the database. */
+  readonly onSpawn?: (pid: number) => void;
+  /** The process has exited, however it ended. */
+  readonly onExit?: (pid: number) => void;
 }
 
 /** PGlite running in a worker thread or a child process ({@link PgliteHost}). */
@@ -325,16 +346,24 @@ export class PgliteWorker {
 
   /**
    * Starts a worker and opens the database in `dataDir` there, with PostgreSQL `settings`
-   * (`name=value`) as start parameters. A process runs `execPath` (this Node by default).
+   * (`name=value`) as start parameters. A process runs `execPath` (this Node by default);
+   * `hooks` hear of it before it touches the data directory, and once it has exited.
    */
   static async open(
     dataDir: string,
     settings: readonly string[] = [],
     host: PgliteHost = 'process',
     execPath: string = process.execPath,
+    hooks: PgliteProcessHooks = {},
   ): Promise<PgliteWorker> {
     const worker = new PgliteWorker(host, execPath);
     try {
+      const pid = worker.pid;
+      if (pid !== undefined) {
+        hooks.onSpawn?.(pid);
+        const { onExit } = hooks;
+        if (onExit !== undefined) void worker.#worker.exited.then(() => onExit(pid));
+      }
       await worker.#call({ op: 'open', dataDir, settings });
     } catch (error) {
       await worker.#worker.terminate();
@@ -394,6 +423,10 @@ export class PgliteWorker {
         (await this.#call({ op: 'query', ...scope, text, params: [...params] })) as R[],
       exec: async (text: string): Promise<void> => {
         await this.#call({ op: 'exec', ...scope, text });
+      },
+      copyFrom: async (table: string, columns: readonly string[], data: string): Promise<void> => {
+        const text = copyStatement(table, columns, PGLITE_COPY_SOURCE);
+        await this.#call({ op: 'copy', ...scope, text, data });
       },
     };
   }

@@ -8,9 +8,11 @@ import { acquireLock } from './lock.js';
 import { migrate } from './migrate.js';
 import type { PgliteHandle } from './pglite-idle.js';
 import { IdlePglite, PGLITE_IDLE_CLOSE_MS } from './pglite-idle.js';
-import { PgliteWorker } from './pglite-worker.js';
+import type { PgliteProcessHooks } from './pglite-worker.js';
+import { PGLITE_COPY_SOURCE, PgliteWorker } from './pglite-worker.js';
 import { StoreRunner } from './runner.js';
 import type { Sql, SqlDriver } from './sql.js';
+import { copyStatement } from './sql.js';
 import { SqlStore } from './sql-store.js';
 import type { PgliteStoreOptions, Store } from './interface.js';
 
@@ -32,6 +34,12 @@ function sqlOf(db: PGlite | Transaction): Sql {
     },
     async exec(text: string): Promise<void> {
       await db.exec(text);
+    },
+    async copyFrom(table: string, columns: readonly string[], data: string): Promise<void> {
+      // PGlite reads COPY's input from the blob given with the statement.
+      await db.query(copyStatement(table, columns, PGLITE_COPY_SOURCE), [], {
+        blob: new Blob([data]),
+      });
     },
   };
 }
@@ -101,10 +109,28 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
   try {
     // PostgreSQL's default 128 MB of shared buffers would live in the store's memory;
     // hintgate's tables are small, and 16 MB takes about 85 MiB off its resident set.
+    // The lock names the store's process too while it runs: a gateway killed outright leaves
+    // it writing for a moment, and the directory is not free until it has exited.
+    let storePid: number | undefined;
+    const hooks: PgliteProcessHooks = {
+      onSpawn: (pid) => {
+        storePid = pid;
+        lock.setStoreProcess(pid);
+      },
+      onExit: (pid) => {
+        if (storePid !== pid) return;
+        storePid = undefined;
+        lock.setStoreProcess(undefined);
+      },
+    };
     const open = () =>
-      PgliteWorker.open(join(dataDir, PGLITE_DATABASE_DIR), [
-        `shared_buffers=${PGLITE_SHARED_BUFFERS}`,
-      ]);
+      PgliteWorker.open(
+        join(dataDir, PGLITE_DATABASE_DIR),
+        [`shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+        'process',
+        process.execPath,
+        hooks,
+      );
     const firstRun = !existsSync(join(dataDir, PGLITE_DATABASE_DIR, 'PG_VERSION'));
     db = await open();
     // Closed when idle, reopened by the next statement (the lock stays held meanwhile).

@@ -1,12 +1,13 @@
 import type { ClientConfig, PoolClient, QueryResultRow } from 'pg';
 import { Client, Pool, escapeIdentifier } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { HintgateError, errorMessage } from '../core/errors.js';
 import { changeChannel } from './changes.js';
 import { migrate } from './migrate.js';
 import { ChangeListener } from './postgres-listener.js';
 import { StoreRunner } from './runner.js';
 import type { Sql, SqlDriver } from './sql.js';
-import { errorCode, isConnectionError, toStoreError } from './sql.js';
+import { copyStatement, errorCode, isConnectionError, toStoreError } from './sql.js';
 import { SqlStore } from './sql-store.js';
 import type { PostgresStoreOptions, Store } from './interface.js';
 
@@ -36,7 +37,31 @@ function sqlOf(client: Pool | PoolClient): Sql {
     async exec(text: string): Promise<void> {
       await client.query(text);
     },
+    async copyFrom(table: string, columns: readonly string[], data: string): Promise<void> {
+      const text = copyStatement(table, columns, 'STDIN');
+      if (!(client instanceof Pool)) return copyInto(client, text, data);
+      const connection = await client.connect();
+      let broken: Error | undefined;
+      try {
+        await copyInto(connection, text, data);
+      } catch (error) {
+        if (isConnectionError(error)) broken = error as Error;
+        throw error;
+      } finally {
+        connection.release(broken);
+      }
+    },
   };
+}
+
+/** Runs `COPY … FROM STDIN` on one connection with `data` as its input. */
+function copyInto(client: PoolClient, text: string, data: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(copyFrom(text));
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(data);
+  });
 }
 
 /** The driver over a pool: a transaction per checked-out connection, NOTIFY to publish. */

@@ -134,7 +134,7 @@ export class RemoteStore implements Store {
   readonly #endpoint: AdminEndpoint;
   readonly #timeoutMs: number;
   readonly #onWarning: (message: string) => void;
-  readonly #listeners = new Set<StoreListener>();
+  readonly #listeners = new Set<{ readonly listener: StoreListener }>();
   #events: AbortController | undefined;
   #closed = false;
 
@@ -211,10 +211,12 @@ export class RemoteStore implements Store {
     this.#call('deleteOAuthCredentials', args);
 
   watch(listener: StoreListener): () => void {
-    this.#listeners.add(listener);
+    // One entry per watch: the same listener watched twice is two watches, each ended alone.
+    const watch = { listener };
+    this.#listeners.add(watch);
     if (this.#events === undefined && !this.#closed) this.#openEvents();
     return () => {
-      this.#listeners.delete(listener);
+      if (!this.#listeners.delete(watch)) return;
       if (this.#listeners.size === 0) {
         this.#events?.abort();
         this.#events = undefined;
@@ -338,7 +340,7 @@ export class RemoteStore implements Store {
   }
 
   #deliver(event: StoreEvent): void {
-    for (const listener of [...this.#listeners]) {
+    for (const { listener } of [...this.#listeners]) {
       try {
         listener(event);
       } catch (error) {

@@ -32,7 +32,7 @@ export type Emit = (event: StoreEvent) => void;
 export class StoreRunner {
   /** Tells this store's own notifications apart from other processes'. */
   readonly origin = randomBytes(8).toString('hex');
-  readonly #listeners = new Set<StoreListener>();
+  readonly #listeners = new Set<{ readonly listener: StoreListener }>();
   #closed = false;
 
   constructor(
@@ -81,9 +81,11 @@ export class StoreRunner {
 
   /** Adds a listener; returns the function removing it. */
   watch(listener: StoreListener): () => void {
-    this.#listeners.add(listener);
+    // One entry per watch: the same listener watched twice is two watches, each ended alone.
+    const watch = { listener };
+    this.#listeners.add(watch);
     return () => {
-      this.#listeners.delete(listener);
+      this.#listeners.delete(watch);
     };
   }
 
@@ -96,7 +98,7 @@ export class StoreRunner {
   /** Calls every listener with each event; a throwing listener is reported, not fatal. */
   deliver(events: readonly StoreEvent[]): void {
     for (const event of events) {
-      for (const listener of [...this.#listeners]) {
+      for (const { listener } of [...this.#listeners]) {
         try {
           listener(event);
         } catch (error) {

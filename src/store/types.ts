@@ -161,7 +161,7 @@ export interface ApprovalQuery {
 
 /** One recorded call, as the audit step writes it. Arguments are redacted by the caller. */
 export interface AuditRecordInput {
-  /** When the call started; now when absent. */
+  /** When the call started; when absent, the time the record is written (this process's clock). */
   readonly time?: Date | string;
   readonly sessionId?: string;
   readonly client?: string;

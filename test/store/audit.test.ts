@@ -44,6 +44,36 @@ describe.each(STORE_KINDS)('%s store: audit log', (kind) => {
     });
   });
 
+  it('keeps tabs, line breaks, backslashes and characters beyond the BMP as they were', async () => {
+    const store = shared.store();
+    const server = uniqueName('text');
+    const odd = 'a\tb\nc\rd\\e \\N \\. \u{1f600} \\\\u0000';
+    await store.appendAudit([
+      record({
+        server,
+        tool: odd,
+        sessionId: odd,
+        error: `${odd}\n\\.\n`,
+        annotations: { title: odd, tags: [odd] },
+        sources: { title: 'declared' },
+        arguments: { [odd]: odd, list: [odd, '\\'] },
+        durationMs: Number.NaN,
+      }),
+      record({ server, tool: 'after' }),
+    ]);
+    const stored = await store.queryAudit({ server });
+    expect(stored.map((r) => r.tool).sort()).toEqual(['after', odd].sort());
+    const found = stored.find((r) => r.tool === odd);
+    expect(found).toMatchObject({
+      sessionId: odd,
+      error: `${odd}\n\\.\n`,
+      annotations: { title: odd, tags: [odd] },
+      arguments: { [odd]: odd, list: [odd, '\\'] },
+    });
+    // A duration that is not a number is not one: absent, the record kept whole.
+    expect(found?.durationMs).toBeUndefined();
+  });
+
   it('writes the rest of a batch when one record is refused, that one in a degraded form', async () => {
     const store = shared.store();
     const server = uniqueName('bad');

@@ -43,6 +43,35 @@ describe('DeferredStore', () => {
     expect(events.filter((event) => event.kind === 'toolset')).toHaveLength(1);
   });
 
+  it.each([
+    ['before the open ended', false],
+    ['after the open ended', true],
+  ])(
+    'gives each watch of the same listener its own unsubscribe (watched %s)',
+    async (_when, afterOpen) => {
+      const storage = await testStorage('pglite');
+      const store = new DeferredStore('pglite', storage.dataDir, storage.open());
+      toClose.push(store);
+      if (afterOpen) await store.opened;
+      const names: string[] = [];
+      const listener = (event: StoreEvent): void => {
+        if (event.kind === 'toolset') names.push(event.name);
+      };
+      const stopFirst = store.watch(listener);
+      const stopSecond = store.watch(listener);
+      await store.createToolset({ name: 'both' });
+      expect(names).toEqual(['both', 'both']);
+      stopFirst();
+      // Ending a watch twice ends nothing else.
+      stopFirst();
+      await store.createToolset({ name: 'second' });
+      expect(names).toEqual(['both', 'both', 'second']);
+      stopSecond();
+      await store.createToolset({ name: 'none' });
+      expect(names).toEqual(['both', 'both', 'second']);
+    },
+  );
+
   it('fails every call with the reason the store could not be opened', async () => {
     const reason = new HintgateError('STORE_LOCKED', 'data directory /x is in use by pid 1');
     const store = new DeferredStore('pglite', '/x', Promise.reject(reason));

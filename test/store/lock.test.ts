@@ -1,13 +1,37 @@
-import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LOCK_FILE, acquireLock, readLock } from '../../src/store/lock.js';
 import { openStore } from '../../src/store/store.js';
 import { spawnStoreChild } from './helpers/child.js';
 import { preparedDataDir, removeTempDirs, tempDir } from './helpers/harness.js';
 
 const children: { kill: (signal: NodeJS.Signals) => boolean }[] = [];
+
+/** Fields of /proc/<pid>/stat after the command name (Linux). */
+function statOf(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+function parentOf(pid: number): number {
+  return Number(statOf(pid)[1]);
+}
+
+function procStart(pid: number): string | undefined {
+  return statOf(pid)[19];
+}
+
+/** True while `pid` is a process that has not exited (a zombie has). */
+function isRunning(pid: number): boolean {
+  try {
+    return statOf(pid)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   removeTempDirs();
@@ -30,9 +54,13 @@ describe('pglite data directory lock', () => {
       ),
     );
 
+    const storePid = readLock(dataDir)?.storePid;
+    expect(storePid).toEqual(expect.any(Number));
     holder.process.kill('SIGKILL');
     await holder.exited;
-    expect(readLock(dataDir)).toMatchObject({ pid, alive: false });
+    // Its store process ends by itself once the channel to its gateway has closed.
+    await vi.waitFor(() => expect(isRunning(storePid!)).toBe(false), { timeout: 10_000 });
+    expect(readLock(dataDir)).toMatchObject({ pid, storePid, alive: false });
     const warnings: string[] = [];
     const store = await openStore({
       kind: 'pglite',
@@ -74,6 +102,29 @@ describe('pglite data directory lock', () => {
     });
   });
 
+  it('names the store process while it runs, and not once it has been closed when idle', async () => {
+    const dataDir = await preparedDataDir();
+    const store = await openStore({ kind: 'pglite', dataDir, idleCloseMs: 200 });
+    try {
+      await store.listToolsets();
+      const first = readLock(dataDir)?.storePid;
+      expect(first).toEqual(expect.any(Number));
+      expect(parentOf(first!)).toBe(process.pid);
+      await vi.waitFor(() => expect(readLock(dataDir)?.storePid).toBeUndefined(), {
+        timeout: 10_000,
+      });
+      expect(isRunning(first!)).toBe(false);
+      await store.listToolsets();
+      const second = readLock(dataDir)?.storePid;
+      expect(second).toEqual(expect.any(Number));
+      expect(second).not.toBe(first);
+      expect(parentOf(second!)).toBe(process.pid);
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
   it('is released when the holding process exits without closing the store', async () => {
     const dataDir = await preparedDataDir();
     const child = spawnStoreChild('exit', { kind: 'pglite', dataDir });
@@ -106,6 +157,44 @@ describe('acquireLock', () => {
     lock.release();
     lock.release();
     expect(readLock(dir)).toBeUndefined();
+  });
+
+  it('is held while its store process runs, though its gateway has exited', async () => {
+    const dir = tempDir();
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const store = spawn('sleep', ['60']);
+    children.push(store);
+    writeLock(dir, {
+      pid: gone.pid,
+      startedAt: '2020-01-01T00:00:00Z',
+      hostname: hostname(),
+      storePid: store.pid,
+      storeProcStart: procStart(store.pid!),
+    });
+    expect(readLock(dir)).toMatchObject({ alive: true });
+    expect(() => acquireLock(dir)).toThrow(
+      new RegExp(
+        `is still in use by the store process \\(pid ${store.pid}\\) of hintgate pid ${gone.pid}, which has ended`,
+      ),
+    );
+    store.kill('SIGKILL');
+    await new Promise((resolve) => store.once('exit', resolve));
+    const warnings: string[] = [];
+    acquireLock(dir, { onWarning: (message) => warnings.push(message) }).release();
+    expect(warnings).toEqual([expect.stringContaining(`from hintgate pid ${gone.pid}`)]);
+  });
+
+  it('counts a store process whose pid now belongs to a process started later as gone', () => {
+    const dir = tempDir();
+    writeLock(dir, {
+      pid: 999_999_999,
+      startedAt: '2020-01-01T00:00:00Z',
+      hostname: hostname(),
+      storePid: process.pid,
+      storeProcStart: '1',
+    });
+    expect(readLock(dir)).toMatchObject({ alive: false });
   });
 
   it('counts a lock from another host as held', () => {

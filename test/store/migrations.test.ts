@@ -67,6 +67,22 @@ describe.each(STORE_KINDS)('%s store: migrations', (kind) => {
     expect(versions.map((row) => row.version)).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
+  it('leave the audit log the indexes its queries use, and no others', async () => {
+    const harness = await fresh(kind);
+    await (await harness.open()).close();
+    const indexes = await harness.raw<{ name: string }>(
+      `SELECT indexname AS name FROM pg_indexes
+       WHERE schemaname = current_schema() AND tablename = 'audit_log' ORDER BY indexname`,
+    );
+    expect(indexes.map((row) => row.name)).toEqual([
+      'audit_log_by_namespaced_name',
+      'audit_log_by_session',
+      'audit_log_by_time',
+      'audit_log_by_tool',
+      'audit_log_pkey',
+    ]);
+  });
+
   it('refuse a store written by a newer hintgate and leave it untouched', async () => {
     const harness = await fresh(kind);
     const store = await harness.open();

@@ -99,6 +99,41 @@ describe('IdlePglite', () => {
     }
   }, 60_000);
 
+  it('lets a transaction in progress commit before closing, and refuses later statements', async () => {
+    const dir = join(await preparedDataDir(), 'store');
+    const { db } = watchedStore(dir);
+    let closed = false;
+    try {
+      await db.sql.exec('CREATE TABLE finished (n int)');
+      let started: () => void = () => undefined;
+      const inside = new Promise<void>((resolve) => (started = resolve));
+      const written = db.transaction(async (sql) => {
+        await sql.query('INSERT INTO finished VALUES ($1)', [1]);
+        started();
+        await sleep(500);
+        // Closing was asked meanwhile, and has not closed under this transaction.
+        expect(closed).toBe(false);
+        await sql.query('INSERT INTO finished VALUES ($1)', [2]);
+      });
+      await inside;
+      const closing = db.close().then(() => (closed = true));
+      await expect(db.sql.query('SELECT 1')).rejects.toThrow(/closed/);
+      await expect(written).resolves.toBeUndefined();
+      await closing;
+    } finally {
+      await db.close();
+    }
+    const again = await PgliteWorker.open(dir);
+    try {
+      expect(await again.sql.query('SELECT n FROM finished ORDER BY n')).toEqual([
+        { n: 1 },
+        { n: 2 },
+      ]);
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+
   it('reopens after an idle close that failed, reporting the failure', async () => {
     const dir = join(await preparedDataDir(), 'store');
     const { db, workers, warnings } = watchedStore(dir);

@@ -4,7 +4,11 @@ import type { Sql, SqlDriver } from '../../src/store/sql.js';
 import { toStoreError } from '../../src/store/sql.js';
 import type { StoreEvent } from '../../src/store/types.js';
 
-const sql: Sql = { query: () => Promise.resolve([]), exec: () => Promise.resolve() };
+const sql: Sql = {
+  query: () => Promise.resolve([]),
+  exec: () => Promise.resolve(),
+  copyFrom: () => Promise.resolve(),
+};
 
 function fakeDriver(failures: Error[]): SqlDriver & { published: string[] } {
   const published: string[] = [];

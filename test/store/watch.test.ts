@@ -83,6 +83,25 @@ describe.each(STORE_KINDS)('%s store: change feed', (kind) => {
     expect(watch.events).toEqual([{ kind: 'overrides' }]);
     watch.stop();
   });
+
+  it('makes each watch of the same listener its own, ended by its own unsubscribe', async () => {
+    const store = shared.store();
+    let calls = 0;
+    const listener = (event: StoreEvent): void => {
+      if (event.kind === 'overrides') calls++;
+    };
+    const stopFirst = store.watch(listener);
+    const stopSecond = store.watch(listener);
+    await store.setOverride({ namespacedName: 'w.twice' }, { costHint: 1 });
+    expect(calls).toBe(2);
+    stopFirst();
+    stopFirst();
+    await store.setOverride({ namespacedName: 'w.twice' }, { costHint: 2 });
+    expect(calls).toBe(3);
+    stopSecond();
+    await store.setOverride({ namespacedName: 'w.twice' }, { costHint: 3 });
+    expect(calls).toBe(3);
+  });
 });
 
 describe('postgres store: changes from other processes', () => {
