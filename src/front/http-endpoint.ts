@@ -15,6 +15,7 @@ import {
 import type { FrontBackend } from './backend.js';
 import { SessionEventStore } from './event-store.js';
 import type { FrontHub } from './hub.js';
+import type { FastSession, NodeResponse } from './http-fast-path.js';
 import { HttpFastPath } from './http-fast-path.js';
 import { createFrontServer } from './sdk-server.js';
 
@@ -48,8 +49,16 @@ export interface McpEndpointOptions {
 
 /** The `/mcp` endpoint: a fetch handler for both eras. */
 export interface McpEndpoint {
-  /** Serves one request; `principal` names the authenticated client. */
-  fetch(request: Request, principal: string | undefined): Promise<Response>;
+  /**
+   * Serves one request; `principal` names the authenticated client, `response` is the Node
+   * response the request arrived with, when there is one (it tells sooner and at less cost
+   * than the request's signal that the client went away).
+   */
+  fetch(
+    request: Request,
+    principal: string | undefined,
+    response?: NodeResponse,
+  ): Promise<Response>;
   /** Live 2025 sessions. */
   readonly sessionCount: number;
   /** Closes the 2025 sessions idle past the limit (also done on a timer). */
@@ -62,6 +71,8 @@ interface LegacySession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
   readonly events: SessionEventStore;
+  /** The session as the fast path sees it. */
+  readonly fast: FastSession;
   readonly principal: string;
   lastUsed: number;
 }
@@ -154,7 +165,20 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       eventStore: events,
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, events, principal: owner, lastUsed: now() });
+        const fastSession: FastSession = {
+          id,
+          server,
+          events,
+          logLevel: () => hub.logLevelOf(server),
+        };
+        sessions.set(id, {
+          transport,
+          server,
+          events,
+          fast: fastSession,
+          principal: owner,
+          lastUsed: now(),
+        });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -172,7 +196,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return sessions.size;
     },
     expireIdle,
-    async fetch(request, principal) {
+    async fetch(request, principal, response) {
       const sessionId = request.headers.get('mcp-session-id');
       let body: unknown;
       if (request.method === 'POST') {
@@ -193,17 +217,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         const answered =
           body === undefined
             ? undefined
-            : fast?.take(
-                request,
-                body,
-                {
-                  id: sessionId,
-                  server: session.server,
-                  events: session.events,
-                  logLevel: () => hub.logLevelOf(session.server),
-                },
-                principal,
-              );
+            : fast?.take(request, body, session.fast, principal, response);
         if (answered !== undefined) return answered;
         return session.transport.handleRequest(
           request,
@@ -212,7 +226,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       }
       // A 2026 tools/call (its envelope checked by the fast path) needs no classification.
       const answered =
-        body === undefined ? undefined : fast?.take(request, body, undefined, principal);
+        body === undefined ? undefined : fast?.take(request, body, undefined, principal, response);
       if (answered !== undefined) return answered;
       if (request.method === 'POST' && (await isLegacyRequest(request, body))) {
         const message = body as { method?: unknown; id?: unknown };
