@@ -33,6 +33,18 @@ export interface FastSession {
 }
 
 /**
+ * The Node response a request arrived with (`@hono/node-server` passes it): its `close`
+ * before the answer was written says the client went away. Watching it costs far less than
+ * the request's `signal`, which that server makes (an AbortController and an event target
+ * listener) only when it is asked for.
+ */
+export interface NodeResponse {
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+}
+
+/**
  * The fast path of the HTTP front: a tools/call POST (of an initialized 2025 session, or a
  * 2026 request whose headers agree with its body) runs the gateway pipeline directly and is
  * answered as JSON, or as an SSE stream when the client asked for progress, without the
@@ -66,6 +78,7 @@ export class HttpFastPath {
     body: unknown,
     session: FastSession | undefined,
     principal: string | undefined,
+    response?: NodeResponse,
   ): Response | Promise<Response> | undefined {
     if (!isJsonObject(body) || !acceptsJson(request)) return undefined;
     const method = body['method'];
@@ -80,14 +93,14 @@ export class HttpFastPath {
       const info = this.sessionOf(request, params, session, principal, method, name);
       return info === undefined
         ? undefined
-        : this.resolve(request, id, method, params, info, session);
+        : this.resolve(request, response, id, method, params, info, session);
     }
     if (method !== 'tools/call' || typeof name !== 'string') return undefined;
     const info = this.sessionOf(request, params, session, principal, method, name);
     if (info === undefined || needsShim(this.backend, info, name)) return undefined;
     const token = progressTokenOf(params);
     if (token !== undefined && !acceptsEventStream(request)) return undefined;
-    return this.call(request, id, params, info, session, token);
+    return this.call(request, response, id, params, info, session, token);
   }
 
   /**
@@ -156,13 +169,14 @@ export class HttpFastPath {
    */
   private async resolve(
     request: Request,
+    response: NodeResponse | undefined,
     id: RpcId,
     method: DynamicMethod,
     params: JsonObject,
     session: SessionInfo,
     fastSession: FastSession | undefined,
   ): Promise<Response> {
-    const { controller, release } = this.track(request, id, fastSession);
+    const { controller, release } = this.track(request, response, id, fastSession);
     let reply: DynamicReply;
     try {
       await this.backend.ready();
@@ -184,13 +198,14 @@ export class HttpFastPath {
 
   private call(
     request: Request,
+    response: NodeResponse | undefined,
     id: RpcId,
     params: JsonObject,
     session: SessionInfo,
     fastSession: FastSession | undefined,
     token: unknown,
   ): Response | Promise<Response> {
-    const { controller, release } = this.track(request, id, fastSession);
+    const { controller, release } = this.track(request, response, id, fastSession);
     const headers: Record<string, string> = {};
     if (fastSession !== undefined) headers['mcp-session-id'] = fastSession.id;
     // Progress asked for: the answer is an SSE stream carrying the notifications, then the
@@ -254,11 +269,13 @@ export class HttpFastPath {
   }
 
   /**
-   * A pooled controller for one request: aborted when the client closes the request, and
+   * A pooled controller for one request: aborted when the client closes the request (the
+   * Node response closing before its answer was written, else the request's signal), and
    * (in a 2025 session) by `notifications/cancelled` naming its id. `release` undoes both.
    */
   private track(
     request: Request,
+    response: NodeResponse | undefined,
     id: RpcId,
     fastSession: FastSession | undefined,
   ): { controller: AbortController; release: () => void } {
@@ -267,11 +284,21 @@ export class HttpFastPath {
       fastSession === undefined ? undefined : `${fastSession.id}\u0000${JSON.stringify(id)}`;
     if (key !== undefined) this.inflight.set(key, controller);
     const onClose = () => controller.abort(new Error('the client closed the request'));
-    request.signal.addEventListener('abort', onClose, { once: true });
+    let unwatch: () => void;
+    if (response === undefined) {
+      request.signal.addEventListener('abort', onClose, { once: true });
+      unwatch = () => request.signal.removeEventListener('abort', onClose);
+    } else {
+      const closed = () => {
+        if (!response.writableFinished) onClose();
+      };
+      response.once('close', closed);
+      unwatch = () => response.off('close', closed);
+    }
     return {
       controller,
       release: () => {
-        request.signal.removeEventListener('abort', onClose);
+        unwatch();
         if (key !== undefined && this.inflight.get(key) === controller) this.inflight.delete(key);
         this.pool.release(controller);
       },

@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Principal } from '../gateway/access.js';
@@ -72,10 +73,19 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return undefined;
   });
   // The endpoint binds each 2025 session to the principal that opened it.
-  app.all('/mcp', (c) => endpoint.fetch(c.req.raw, requestPrincipal(c)?.name));
+  app.all('/mcp', (c) =>
+    endpoint.fetch(c.req.raw, requestPrincipal(c)?.name, nodeResponseOf(c.env)),
+  );
   for (const mount of options.routes ?? []) mount(app, security);
   app.notFound((c) => c.json({ error: 'not found', path: c.req.path }, 404));
   return app;
+}
+
+/** The Node response `@hono/node-server` passes a request with (in `env`), if it did. */
+function nodeResponseOf(env: unknown): ServerResponse | undefined {
+  if (typeof env !== 'object' || env === null || !('outgoing' in env)) return undefined;
+  const { outgoing } = env;
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
 }
 
 /** The principal of a name a dashboard session carries (with its token's groups). */

@@ -93,6 +93,16 @@ describe('request bodies on the HTTP front', () => {
     expect(after.status).toBe(200);
   });
 
+  it('reads a body that starts with a byte order mark as the SDK does, declared or chunked', async () => {
+    const body = `\ufeff${callBody(10)}`;
+    const sized = await fetch(gateway.url, { method: 'POST', headers: HEADERS, body });
+    expect(sized.status).toBe(200);
+    expect(await sized.text()).toContain('"serverInfo":{"name":"hintgate"');
+    const chunked = await postChunked(gateway.url, body);
+    expect(chunked.status).toBe(200);
+    expect(chunked.text).toContain('"serverInfo":{"name":"hintgate"');
+  });
+
   it('answers a malformed body with a parse error, whichever way it was sent', async () => {
     const sized = await fetch(gateway.url, {
       method: 'POST',
