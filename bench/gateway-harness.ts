@@ -134,7 +134,7 @@ export function childrenOf(pid: number): number[] {
 export function storeProcessOf(gateway: number): number | undefined {
   return childrenOf(gateway).find((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === '-e';
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('-e');
     } catch {
       return false;
     }

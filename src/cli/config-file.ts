@@ -2,7 +2,6 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { openApiConfigIssues } from '../downstream/openapi/check.js';
 import { HintgateError } from '../core/errors.js';
 
 /** The names `hintgate serve` and `hintgate tools` look for in the working directory. */
@@ -44,6 +43,12 @@ export async function loadCliConfig(
     dataDir,
   });
   if (!documents) return loaded;
+  // The OpenAPI parser (about 15 MiB) loads only for a config with OpenAPI servers.
+  const openapi = Object.values(loaded.config.mcpServers).some(
+    (server) => server.openapi !== undefined,
+  );
+  if (!openapi) return loaded;
+  const { openApiConfigIssues } = await import('../downstream/openapi/check.js');
   const issues = await openApiConfigIssues(loaded.config);
   if (issues.length > 0) throw new ConfigError(loaded.file, issues);
   return loaded;

@@ -15,7 +15,6 @@ import { DownstreamError } from '../mcp/rpc-errors.js';
 import { fromClientError } from './errors.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
-import { openApiTransport } from './openapi/server.js';
 import { ChildProcessTransport } from './stdio-transport.js';
 import { stderrReason } from './stderr-reason.js';
 
@@ -109,8 +108,11 @@ async function connectOnce(
   deadline: number,
 ): Promise<Connection> {
   const { name, config } = options;
+  // The OpenAPI parser and its schema validators (about 15 MiB) load only for such servers.
   const transport =
-    config.openapi === undefined ? createTransport(options) : await openApiTransport(config);
+    config.openapi === undefined
+      ? createTransport(options)
+      : await (await import('./openapi/server.js')).openApiTransport(config);
   const remaining = Math.max(1, deadline - Date.now());
   const child = transport instanceof ChildProcessTransport ? transport : undefined;
   const client = new Client(

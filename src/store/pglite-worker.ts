@@ -227,9 +227,16 @@ function threadHost(module: string): Host {
   };
 }
 
+/** How long an ending store process run with `--cpu-prof` has to write its profile. */
+const PROFILE_EXIT_MS = 5_000;
+
 function processHost(module: string, execPath: string): Host {
+  // A gateway run with --cpu-prof (and its options) profiles its store process too, into the
+  // same directory: where the CPU of a call goes is in both.
+  const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
   // Structured clones over the IPC channel, as between threads (dates, bigints intact).
-  const child: ChildProcess = spawn(execPath, ['-e', `${PROCESS_PRELUDE}\n${WORKER_SOURCE}`], {
+  const script = `${PROCESS_PRELUDE}\n${WORKER_SOURCE}`;
+  const child: ChildProcess = spawn(execPath, [...profiling, '-e', script], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'advanced',
     // Only what it needs: the gateway's environment may hold servers' secrets.
@@ -302,7 +309,17 @@ function processHost(module: string, execPath: string): Host {
       if (child.exitCode === null && child.signalCode === null) {
         // Waiting for its exit keeps this process alive (an unref'd child would not).
         child.ref();
-        child.kill('SIGKILL');
+        if (profiling.length > 0 && child.connected) {
+          // It exits by itself once the channel closes, writing its profile on the way.
+          child.disconnect();
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            exited,
+            new Promise((resolve) => (timer = setTimeout(resolve, PROFILE_EXIT_MS))),
+          ]);
+          clearTimeout(timer);
+        }
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
       await exited;
     },
