@@ -38,12 +38,18 @@ export function emptySession(id: string, front: FrontKind): SessionInfo {
  * a server sends outside an answer goes to a call only while one caller has calls in flight.
  */
 export function callerOf(session: SessionInfo): string {
+  // A 2026 session is made per request: remembering it would only cost a WeakMap entry.
+  if (session.era === 'modern') return callerText(session);
   let caller = CALLERS.get(session);
   if (caller === undefined) {
-    caller = `${session.front}\u0000${session.id}\u0000${session.principal ?? ''}`;
+    caller = callerText(session);
     CALLERS.set(session, caller);
   }
   return caller;
+}
+
+function callerText(session: SessionInfo): string {
+  return `${session.front}\u0000${session.id}\u0000${session.principal ?? ''}`;
 }
 
 /** Per session object (a 2025 connection keeps one for all its calls): its caller, built once. */

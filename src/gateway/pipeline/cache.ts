@@ -173,7 +173,8 @@ export function callerKey(session: SessionInfo): string {
       `${who}\u0000${session.era ?? ''}\u0000${session.protocolVersion ?? ''}\u0000` +
       `${canonicalJson(session.clientInfo ?? null)}\u0000` +
       canonicalJson(session.clientCapabilities ?? null);
-    callerKeys.set(session, key);
+    // A 2026 session is made per request: remembering it would only cost a WeakMap entry.
+    if (session.era !== 'modern') callerKeys.set(session, key);
   }
   return key;
 }

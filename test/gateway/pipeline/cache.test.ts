@@ -215,6 +215,24 @@ describe('cache', () => {
     expect(next).toHaveBeenCalledTimes(callers.length + 2);
   });
 
+  it('serves a 2026 client from the cache across requests, each bringing its own session', async () => {
+    const { step } = setup();
+    const next = fakeNext();
+    const modern = (capabilities: Record<string, unknown>) => ({
+      era: 'modern' as const,
+      front: 'http' as const,
+      id: 'http',
+      protocolVersion: '2026-07-28',
+      clientInfo: { name: 'client', version: '1' },
+      clientCapabilities: capabilities,
+    });
+    await step(toolContext(TOOLS.read, { session: modern({ sampling: {} }) }), next);
+    await step(toolContext(TOOLS.read, { session: modern({ sampling: {} }) }), next);
+    expect(next).toHaveBeenCalledTimes(1);
+    await step(toolContext(TOOLS.read, { session: modern({ elicitation: {} }) }), next);
+    expect(next).toHaveBeenCalledTimes(2);
+  });
+
   it('keeps no result of a call during which the server sent the client anything', async () => {
     const { step, results } = setup();
     const talking = (kind: 'progress' | 'relay' | 'log') =>
