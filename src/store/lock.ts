@@ -52,6 +52,11 @@ export interface HeldLock {
 export interface AcquireLockOptions {
   /** Told when a stale lock (its process gone) is taken over. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * How long to wait for the store process of a holder that has ended (it exits by itself
+   * once its gateway's channel closes) before giving up with STORE_LOCKED; default 5 s.
+   */
+  readonly storeExitWaitMs?: number;
 }
 
 const PARTIAL_LOCK_GRACE_MS = 2_000;
@@ -129,13 +134,19 @@ export function readLock(dataDir: string): (LockInfo & { readonly alive: boolean
   return info === undefined ? undefined : { ...info, alive: isLockAlive(info) };
 }
 
+/** True when a lock's gateway (on this host) has ended and its store process still runs. */
+function isOrphanedStore(info: LockInfo): boolean {
+  return (
+    info.hostname === hostname() && !isRunning(info.pid, info.procStart) && isStoreRunning(info)
+  );
+}
+
 function lockedError(dataDir: string, path: string, info: LockInfo): HintgateError {
-  const local = info.hostname === hostname();
-  if (local && !isRunning(info.pid, info.procStart) && isStoreRunning(info)) {
+  if (isOrphanedStore(info)) {
     // The gateway is gone; its store process ends by itself once it has let go of the files.
     return new HintgateError(
       'STORE_LOCKED',
-      `data directory ${dataDir} is still in use by the store process (pid ${info.storePid}) of hintgate pid ${info.pid}, which has ended; try again once it has exited.`,
+      `data directory ${dataDir} is still in use by the store process (pid ${info.storePid}) of hintgate pid ${info.pid}, which has ended; it did not exit within the wait: end it, or try again once it has exited.`,
       { dataDir, pid: info.pid, storePid: info.storePid, startedAt: info.startedAt },
     );
   }
@@ -178,6 +189,7 @@ function sleepSync(ms: number): void {
  */
 export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): HeldLock {
   const path = join(dataDir, LOCK_FILE);
+  const storeDeadline = Date.now() + (options.storeExitWaitMs ?? 5_000);
   const procStart = procStartOf(process.pid);
   let info: LockInfo = {
     pid: process.pid,
@@ -208,6 +220,11 @@ export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): 
         continue;
       }
     } else if (holder.alive) {
+      // Only the store process of an ended gateway is left: it is on its way out.
+      if (isOrphanedStore(holder) && Date.now() < storeDeadline) {
+        sleepSync(50);
+        continue;
+      }
       throw lockedError(dataDir, path, holder);
     }
     if (takeOver(path, holder)) {

@@ -58,7 +58,8 @@ describe('pglite data directory lock', () => {
     expect(storePid).toEqual(expect.any(Number));
     holder.process.kill('SIGKILL');
     await holder.exited;
-    // Its store process ends by itself once the channel to its gateway has closed.
+    // Its store process ends by itself once the channel to its gateway has closed; the next
+    // opener waits for that rather than opening the database under it.
     await vi.waitFor(() => expect(isRunning(storePid!)).toBe(false), { timeout: 10_000 });
     expect(readLock(dataDir)).toMatchObject({ pid, storePid, alive: false });
     const warnings: string[] = [];
@@ -159,7 +160,7 @@ describe('acquireLock', () => {
     expect(readLock(dir)).toBeUndefined();
   });
 
-  it('is held while its store process runs, though its gateway has exited', async () => {
+  it('is held while its store process runs, though its gateway has exited, for as long as it waits', async () => {
     const dir = tempDir();
     const gone = spawn('true');
     await new Promise((resolve) => gone.once('exit', resolve));
@@ -173,16 +174,41 @@ describe('acquireLock', () => {
       storeProcStart: procStart(store.pid!),
     });
     expect(readLock(dir)).toMatchObject({ alive: true });
-    expect(() => acquireLock(dir)).toThrow(
+    const asked = Date.now();
+    expect(() => acquireLock(dir, { storeExitWaitMs: 300 })).toThrow(
       new RegExp(
         `is still in use by the store process \\(pid ${store.pid}\\) of hintgate pid ${gone.pid}, which has ended`,
       ),
     );
+    // It waited for the store process to exit before giving up.
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(300);
     store.kill('SIGKILL');
     await new Promise((resolve) => store.once('exit', resolve));
     const warnings: string[] = [];
     acquireLock(dir, { onWarning: (message) => warnings.push(message) }).release();
     expect(warnings).toEqual([expect.stringContaining(`from hintgate pid ${gone.pid}`)]);
+  });
+
+  it('waits for the store process of an ended gateway to exit, then takes over', async () => {
+    const dir = tempDir();
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const store = spawn('sleep', ['0.5']);
+    children.push(store);
+    writeLock(dir, {
+      pid: gone.pid,
+      startedAt: '2020-01-01T00:00:00Z',
+      hostname: hostname(),
+      storePid: store.pid,
+      storeProcStart: procStart(store.pid!),
+    });
+    const warnings: string[] = [];
+    const asked = Date.now();
+    const lock = acquireLock(dir, { onWarning: (message) => warnings.push(message) });
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(300);
+    expect(readLock(dir)).toMatchObject({ pid: process.pid });
+    expect(warnings).toEqual([expect.stringContaining(`from hintgate pid ${gone.pid}`)]);
+    lock.release();
   });
 
   it('counts a store process whose pid now belongs to a process started later as gone', () => {
