@@ -1,6 +1,7 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectionAuthOptions } from '../../../src/downstream/oauth/connection-auth.js';
 import { connectionAuth } from '../../../src/downstream/oauth/connection-auth.js';
 import { loginToServer } from '../../../src/downstream/oauth/login.js';
 import { StoredOAuthProvider } from '../../../src/downstream/oauth/provider.js';
@@ -73,6 +74,14 @@ async function accepted(token: string | undefined): Promise<boolean> {
   return response.status === 200;
 }
 
+/** The auth of one gateway connection to the fixture's MCP server, over `vault`'s login. */
+const authOver = (
+  server: string,
+  vault: CredentialVault,
+  more: Partial<ConnectionAuthOptions> = {},
+) =>
+  connectionAuth({ server, url: fixture.mcp, principal: '', vault, settings: undefined, ...more });
+
 const expire = () => new Promise((resolve) => setTimeout(resolve, ACCESS_TTL * 1000 + 300));
 
 describe('downstream OAuth refresh in the gateway', () => {
@@ -81,14 +90,7 @@ describe('downstream OAuth refresh in the gateway', () => {
     const vault = await loggedIn(server);
     const lost: Error[] = [];
     const connect = (): AuthProvider =>
-      connectionAuth({
-        server,
-        url: fixture.mcp,
-        principal: '',
-        vault,
-        settings: undefined,
-        onLoginRequired: (error) => lost.push(error),
-      });
+      authOver(server, vault, { onLoginRequired: (error) => lost.push(error) });
     const connections = [connect(), connect(), connect()];
     // Loaded while the token is fresh, as running connections are.
     const first = await Promise.all(connections.map((c) => c.token()));
@@ -115,14 +117,7 @@ describe('downstream OAuth refresh in the gateway', () => {
     try {
       const lost: Error[] = [];
       const connect = (each: CredentialVault): AuthProvider =>
-        connectionAuth({
-          server,
-          url: fixture.mcp,
-          principal: '',
-          vault: each,
-          settings: undefined,
-          onLoginRequired: (error) => lost.push(error),
-        });
+        authOver(server, each, { onLoginRequired: (error) => lost.push(error) });
       const gateways = [connect(vault), connect(new CredentialVault(second, sealer))];
       const first = await Promise.all(gateways.map((g) => g.token()));
       expect(new Set(first).size).toBe(1);
@@ -145,12 +140,7 @@ describe('downstream OAuth refresh in the gateway', () => {
     const server = uniqueName('srv');
     const vault = await loggedIn(server);
     const lost: Error[] = [];
-    const auth = connectionAuth({
-      server,
-      url: fixture.mcp,
-      principal: '',
-      vault,
-      settings: undefined,
+    const auth = authOver(server, vault, {
       refreshAheadMs: 0,
       onLoginRequired: (error) => lost.push(error),
     });
@@ -190,15 +180,7 @@ describe('downstream OAuth refresh in the gateway', () => {
     });
     const held = await provider.load();
     await expire();
-    expect(
-      await connectionAuth({
-        server,
-        url: fixture.mcp,
-        principal: '',
-        vault,
-        settings: undefined,
-      }).token(),
-    ).not.toBe(held.tokens?.access_token);
+    expect(await authOver(server, vault).token()).not.toBe(held.tokens?.access_token);
     const newer = await vault.load(server, '');
     // What the SDK does when its refresh token was refused (invalid_grant).
     await provider.invalidateCredentials('tokens');
@@ -210,14 +192,7 @@ describe('downstream OAuth refresh in the gateway', () => {
     const server = uniqueName('srv');
     const vault = await loggedIn(server);
     const lost: Error[] = [];
-    const auth = connectionAuth({
-      server,
-      url: fixture.mcp,
-      principal: '',
-      vault,
-      settings: undefined,
-      onLoginRequired: (error) => lost.push(error),
-    });
+    const auth = authOver(server, vault, { onLoginRequired: (error) => lost.push(error) });
     await auth.token();
     const stored = await vault.load(server, '');
     await fixture.stop();
