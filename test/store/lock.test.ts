@@ -160,11 +160,14 @@ describe('acquireLock', () => {
     expect(readLock(dir)).toBeUndefined();
   });
 
-  it('is held while its store process runs, though its gateway has exited, for as long as it waits', async () => {
-    const dir = tempDir();
+  /**
+   * Writes the lock of a gateway that has ended while its store process (`sleep` for
+   * `seconds`) still runs, as a gateway killed with SIGKILL leaves it.
+   */
+  async function endedGatewayLock(dir: string, seconds: number) {
     const gone = spawn('true');
     await new Promise((resolve) => gone.once('exit', resolve));
-    const store = spawn('sleep', ['60']);
+    const store = spawn('sleep', [String(seconds)]);
     children.push(store);
     writeLock(dir, {
       pid: gone.pid,
@@ -173,6 +176,12 @@ describe('acquireLock', () => {
       storePid: store.pid,
       storeProcStart: procStart(store.pid!),
     });
+    return { gone, store };
+  }
+
+  it('is held while its store process runs, though its gateway has exited, for as long as it waits', async () => {
+    const dir = tempDir();
+    const { gone, store } = await endedGatewayLock(dir, 60);
     expect(readLock(dir)).toMatchObject({ alive: true });
     const asked = Date.now();
     expect(() => acquireLock(dir, { storeExitWaitMs: 300 })).toThrow(
@@ -191,21 +200,14 @@ describe('acquireLock', () => {
 
   it('waits for the store process of an ended gateway to exit, then takes over', async () => {
     const dir = tempDir();
-    const gone = spawn('true');
-    await new Promise((resolve) => gone.once('exit', resolve));
-    const store = spawn('sleep', ['0.5']);
-    children.push(store);
-    writeLock(dir, {
-      pid: gone.pid,
-      startedAt: '2020-01-01T00:00:00Z',
-      hostname: hostname(),
-      storePid: store.pid,
-      storeProcStart: procStart(store.pid!),
-    });
+    // The store process lives well within the opener's wait (5 s by default).
+    const { gone, store } = await endedGatewayLock(dir, 2);
+    expect(isRunning(store.pid!)).toBe(true);
     const warnings: string[] = [];
-    const asked = Date.now();
     const lock = acquireLock(dir, { onWarning: (message) => warnings.push(message) });
-    expect(Date.now() - asked).toBeGreaterThanOrEqual(300);
+    // Taken only once the store process had exited (it is a zombie now: this process has
+    // not waited for it yet), not under it.
+    expect(isRunning(store.pid!)).toBe(false);
     expect(readLock(dir)).toMatchObject({ pid: process.pid });
     expect(warnings).toEqual([expect.stringContaining(`from hintgate pid ${gone.pid}`)]);
     lock.release();
