@@ -56,13 +56,22 @@ export interface DownstreamEvents {
   status?(server: ServerConnection): void;
   /** A list was re-read after the server said it changed. */
   listChanged?(server: ServerConnection, kind: ListKind): void;
-  /** `notifications/resources/updated`. */
-  resourceUpdated?(server: ServerConnection, params: JsonObject): void;
+  /**
+   * `notifications/resources/updated`. `principal` names the principal whose own connection
+   * (`auth: per-user`) it came over: it concerns that principal's clients alone.
+   */
+  resourceUpdated?(server: ServerConnection, params: JsonObject, principal?: string): void;
   /**
    * `notifications/message` (logging) that went to no call's client: the server's own (no
    * call in flight: `server`), or dropped because calls of several callers were (`ambiguous`).
+   * `principal` as for {@link resourceUpdated}.
    */
-  log?(server: ServerConnection, params: JsonObject, route: Exclude<LogRoute, 'call'>): void;
+  log?(
+    server: ServerConnection,
+    params: JsonObject,
+    route: Exclude<LogRoute, 'call'>,
+    principal?: string,
+  ): void;
 }
 
 /** Options of one call through a server. */
@@ -518,7 +527,11 @@ export class Downstream {
     client.setNotificationHandler('notifications/prompts/list_changed', changed('prompts'));
     client.setNotificationHandler('notifications/resources/list_changed', changed('resources'));
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
-      this.options.events?.resourceUpdated?.(this, { ...notification.params });
+      this.options.events?.resourceUpdated?.(
+        this,
+        { ...notification.params },
+        this.options.principal,
+      );
     });
     client.setNotificationHandler('notifications/message', (notification) => {
       // The logger names its server: a client sees messages of many servers.
@@ -528,7 +541,7 @@ export class Downstream {
         logger: typeof given === 'string' ? `${this.name}/${given}` : this.name,
       };
       const route = this.inflight.routeLog(params);
-      if (route !== 'call') this.options.events?.log?.(this, params, route);
+      if (route !== 'call') this.options.events?.log?.(this, params, route, this.options.principal);
     });
     for (const method of ['elicitation/create', 'sampling/createMessage'] as const)
       client.setRequestHandler(method, this.inflight.relayHandler(this.name, method) as never);

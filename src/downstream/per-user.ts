@@ -1,5 +1,6 @@
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
+import { sameJson } from '../core/util/same-json.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
 import type {
@@ -33,6 +34,7 @@ export interface PerUserServerOptions {
 
 /** One principal's connection and what keeps it open. */
 interface Held {
+  readonly principal: string;
   readonly downstream: Downstream;
   /** Resolves once the connection has settled (up or down). */
   readonly opened: Promise<void>;
@@ -209,11 +211,12 @@ export class PerUserServer implements ServerConnection {
       return await work(held.downstream);
     } finally {
       held.busy -= 1;
-      this.#whenIdle(principal as string, held);
+      this.#whenIdle(held);
     }
   }
 
   async #connectionOf(principal: string | undefined): Promise<Held> {
+    await this.start();
     if (this.#closed) {
       throw new DownstreamError(
         'DOWNSTREAM_UNAVAILABLE',
@@ -221,22 +224,23 @@ export class PerUserServer implements ServerConnection {
         `server "${this.name}" is shut down`,
       );
     }
-    await this.start();
     const refused = this.refusal(principal);
     if (refused !== undefined) throw refused;
-    if (principal === undefined) throw new Error('unreachable: a request without a principal');
-    let held = this.#held.get(principal);
+    const who = principal as string; // refusal() refuses a request without a principal
+    // From here to `#open` nothing awaits: concurrent first requests share one connection.
+    let held = this.#held.get(who);
     const state = held?.downstream.status.state;
     if (held !== undefined && (state === 'down' || state === 'closed')) {
-      // Failed or lost (its login refused): a new connection reads the login afresh.
-      await this.#drop(principal);
+      // Failed or lost (its login refused): a new connection reads the login afresh. The old
+      // one leaves the map at once and closes in the background.
+      void this.#drop(who);
       held = undefined;
     }
-    if (held === undefined) held = this.#open(principal);
+    held ??= this.#open(who);
     await held.opened;
     const server = held.downstream;
     if (server.status.state !== 'up') {
-      if (this.#held.get(principal) === held) await this.#drop(principal);
+      if (this.#held.get(who) === held) await this.#drop(who);
       const failure = server.failure;
       if (failure instanceof Error) throw failure;
       throw new DownstreamError(
@@ -257,10 +261,17 @@ export class PerUserServer implements ServerConnection {
         this.#snapshot = server.snapshot;
         events?.listChanged?.(this, kind);
       },
-      resourceUpdated: (_server, params) => events?.resourceUpdated?.(this, params),
-      log: (_server, params, route) => events?.log?.(this, params, route),
+      // What one principal's connection reports concerns that principal's clients alone.
+      resourceUpdated: (_server, params) => events?.resourceUpdated?.(this, params, principal),
+      log: (_server, params, route) => events?.log?.(this, params, route, principal),
     });
-    const held: Held = { downstream, opened: downstream.start(), busy: 0, idle: undefined };
+    const held: Held = {
+      principal,
+      downstream,
+      opened: downstream.start(),
+      busy: 0,
+      idle: undefined,
+    };
     this.#held.set(principal, held);
     return held;
   }
@@ -272,7 +283,10 @@ export class PerUserServer implements ServerConnection {
       this.options.log?.(
         `server "${this.name}": connected for principal "${principal}" (${server.snapshot.tools.length} tool(s))`,
       );
-      this.#setStatus(status, server.snapshot);
+      // Another principal's connection coming up with the same lists changes nothing the
+      // gateway shows: only the first, or one that lists differently, is reported.
+      if (this.#status.state !== 'up' || !sameJson(this.#snapshot, server.snapshot))
+        this.#setStatus(status, server.snapshot);
     } else if (status.state === 'down') {
       this.options.log?.(
         `server "${this.name}": the connection for principal "${principal}" failed: ${status.reason}`,
@@ -281,7 +295,8 @@ export class PerUserServer implements ServerConnection {
   }
 
   /** Closes a principal's connection `idleMs` after its last request ended. */
-  #whenIdle(principal: string, held: Held): void {
+  #whenIdle(held: Held): void {
+    const { principal } = held;
     if (held.busy > 0 || this.#held.get(principal) !== held) return;
     clearTimeout(held.idle);
     held.idle = setTimeout(() => {
@@ -312,7 +327,7 @@ export class PerUserServer implements ServerConnection {
   #waiting(): DownstreamStatus {
     return {
       state: 'down',
-      since: (this.options.now ?? Date.now)(),
+      since: this.#now(),
       reason: `served per principal ("auth: per-user"): its tools are listed once a principal with a login uses it (\`${loginCommand(this.name, '<name>')}\`)`,
       code: 'DOWNSTREAM_UNAVAILABLE',
       attempt: 0,

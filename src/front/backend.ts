@@ -100,10 +100,11 @@ export interface FrontBackend {
   callTool(call: FrontCall): Promise<JsonObject>;
   /** The era of the server behind a tool, to know whether a call needs the SDK's 2025 shim. */
   eraOfTool(name: string): Era | undefined;
-  listPrompts(): readonly JsonObject[];
+  /** Prompts, resources and templates of the servers the session's principal may reach. */
+  listPrompts(session: SessionInfo): readonly JsonObject[];
   getPrompt(request: FrontRequest): Promise<JsonObject>;
-  listResources(): readonly JsonObject[];
-  listResourceTemplates(): readonly JsonObject[];
+  listResources(session: SessionInfo): readonly JsonObject[];
+  listResourceTemplates(session: SessionInfo): readonly JsonObject[];
   readResource(request: FrontRequest): Promise<JsonObject>;
   subscribeResource(request: FrontRequest): Promise<JsonObject>;
   unsubscribeResource(request: FrontRequest): Promise<JsonObject>;

@@ -20,6 +20,8 @@ export interface TrackedInstance {
   readonly state: InstanceState;
   /** Its session (2025 HTTP: `Mcp-Session-Id`, once initialized) or connection id. */
   readonly sessionId?: () => string | undefined;
+  /** The principal its requests come from (HTTP with a token); none over stdio. */
+  readonly principal?: string | undefined;
 }
 
 /**
@@ -128,26 +130,35 @@ export class FrontHub {
     this.timer.unref();
   }
 
-  /** `notifications/resources/updated` for the clients subscribed to its URI. */
-  resourceUpdated(params: JsonObject): void {
+  /**
+   * `notifications/resources/updated` for the clients subscribed to its URI. With a
+   * `principal` (it came over that principal's own connection to an `auth: per-user`
+   * server), only that principal's sessions are told; the 2026 HTTP clients, whose listen
+   * streams are not told apart by principal, are not.
+   */
+  resourceUpdated(params: JsonObject, principal?: string): void {
     const uri = params['uri'];
     if (typeof uri !== 'string') return;
     for (const [server, instance] of this.instances) {
+      if (!reaches(instance, principal)) continue;
       if (instance.era === 'modern' || instance.state.subscriptions.has(uri)) {
         void server.sendResourceUpdated({ ...params, uri }).catch(() => undefined);
       }
     }
+    if (principal !== undefined) return;
     for (const publisher of this.publishers) publisher.notify.resourceUpdated(uri);
   }
 
   /**
    * A server's log message that no call was waiting for (a call's own messages go to its
    * client only, through the call's link): to each 2025 client that asked for messages with
-   * `logging/setLevel`, at the level it set. Clients that did not ask get none.
+   * `logging/setLevel`, at the level it set. Clients that did not ask get none. With a
+   * `principal`, as for {@link resourceUpdated}: that principal's sessions only.
    */
-  log(params: JsonObject): void {
+  log(params: JsonObject, principal?: string): void {
     for (const [server, instance] of this.instances) {
       if (instance.era !== 'legacy' || !logPasses(params, instance.state.logLevel)) continue;
+      if (!reaches(instance, principal)) continue;
       void server.notification({ method: 'notifications/message', params }).catch(() => undefined);
     }
   }
@@ -190,4 +201,9 @@ async function send(server: Server, kind: ChangeKind): Promise<void> {
   } catch {
     // Not connected yet (before initialize) or gone: nothing to tell.
   }
+}
+
+/** True when a message for `principal` (undefined: for everyone) may go to the instance. */
+function reaches(instance: TrackedInstance, principal: string | undefined): boolean {
+  return principal === undefined || instance.principal === principal;
 }

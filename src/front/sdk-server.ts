@@ -114,22 +114,26 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
       await relayedCall(request.params, ctx, (call) => callTool(backend, call)),
     ),
   );
-  server.setRequestHandler('prompts/list', async () => {
+  server.setRequestHandler('prompts/list', async (_request, ctx) => {
     await backend.ready();
-    return relayed('prompts/list', { prompts: backend.listPrompts() });
+    return relayed('prompts/list', {
+      prompts: backend.listPrompts(frontSession(server, ctx, options)),
+    });
   });
   const getPrompt = other((request) => backend.getPrompt(request));
   server.setRequestHandler('prompts/get', async (request, ctx) =>
     relayed('prompts/get', await getPrompt(request.params, ctx)),
   );
-  server.setRequestHandler('resources/list', async () => {
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
     await backend.ready();
-    return relayed('resources/list', { resources: backend.listResources() });
+    return relayed('resources/list', {
+      resources: backend.listResources(frontSession(server, ctx, options)),
+    });
   });
-  server.setRequestHandler('resources/templates/list', async () => {
+  server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
     await backend.ready();
     return relayed('resources/templates/list', {
-      resourceTemplates: backend.listResourceTemplates(),
+      resourceTemplates: backend.listResourceTemplates(frontSession(server, ctx, options)),
     });
   });
   const readResource = other((request) => backend.readResource(request));
@@ -181,6 +185,7 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
       front: options.front,
       state,
       sessionId: options.sessionId ?? (() => options.connectionId),
+      principal: options.principal,
     });
   return server;
 }

@@ -170,8 +170,8 @@ export class GatewayBackend implements FrontBackend {
     return this.parts.handleCall(createCallContext(call, this.now()));
   }
 
-  listPrompts(): readonly JsonObject[] {
-    return this.parts.directory.listPrompts();
+  listPrompts(session: SessionInfo): readonly JsonObject[] {
+    return this.parts.directory.listPrompts(this.parts.servers.hiddenFrom(session.principal));
   }
 
   async getPrompt(request: FrontRequest): Promise<JsonObject> {
@@ -180,12 +180,14 @@ export class GatewayBackend implements FrontBackend {
     return this.route(item.server, 'prompts/get', { ...request.params, name: item.name }, request);
   }
 
-  listResources(): readonly JsonObject[] {
-    return this.parts.directory.listResources();
+  listResources(session: SessionInfo): readonly JsonObject[] {
+    return this.parts.directory.listResources(this.parts.servers.hiddenFrom(session.principal));
   }
 
-  listResourceTemplates(): readonly JsonObject[] {
-    return this.parts.directory.listResourceTemplates();
+  listResourceTemplates(session: SessionInfo): readonly JsonObject[] {
+    return this.parts.directory.listResourceTemplates(
+      this.parts.servers.hiddenFrom(session.principal),
+    );
   }
 
   readResource(request: FrontRequest): Promise<JsonObject> {

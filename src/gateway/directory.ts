@@ -82,16 +82,19 @@ export class Directory {
     return this.rebuild(before, undefined);
   }
 
-  listPrompts(): readonly JsonObject[] {
-    return this.promptList;
+  /** The prompts, without those of the `hidden` servers. */
+  listPrompts(hidden: readonly string[] = []): readonly JsonObject[] {
+    return without(this.promptList, PROMPT_META_KEY, hidden);
   }
 
-  listResources(): readonly JsonObject[] {
-    return this.resourceList;
+  /** The resources, without those of the `hidden` servers. */
+  listResources(hidden: readonly string[] = []): readonly JsonObject[] {
+    return without(this.resourceList, RESOURCE_META_KEY, hidden);
   }
 
-  listResourceTemplates(): readonly JsonObject[] {
-    return this.templateList;
+  /** The resource templates, without those of the `hidden` servers. */
+  listResourceTemplates(hidden: readonly string[] = []): readonly JsonObject[] {
+    return without(this.templateList, RESOURCE_META_KEY, hidden);
   }
 
   /** The prompt clients call `name`, or NOT_FOUND naming it. */
@@ -183,6 +186,19 @@ export class Directory {
     });
     this.templates = routes;
   }
+}
+
+/** `list` without the items whose server (named under `key` in their `_meta`) is `hidden`. */
+function without(
+  list: readonly JsonObject[],
+  key: string,
+  hidden: readonly string[],
+): readonly JsonObject[] {
+  if (hidden.length === 0) return list;
+  return list.filter((item) => {
+    const named = (item['_meta'] as JsonObject)[key] as { server: string };
+    return !hidden.includes(named.server);
+  });
 }
 
 interface NamedItem {

@@ -149,11 +149,12 @@ export class ServerSet {
     return {
       status: (connection) => this.onStatus(server, connection),
       listChanged: (connection, kind) => this.onListChanged(server, connection, kind),
-      resourceUpdated: (_connection, params) => options.hub.resourceUpdated(params),
-      log: (_connection, params, route) => {
+      resourceUpdated: (_connection, params, principal) =>
+        options.hub.resourceUpdated(params, principal),
+      log: (_connection, params, route, principal) => {
         options.onServerMessage?.(server);
         // A message that may belong to any of several callers' calls reaches none of them.
-        if (route === 'server') options.hub.log(params);
+        if (route === 'server') options.hub.log(params, principal);
       },
     };
   }

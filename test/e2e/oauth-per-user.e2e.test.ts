@@ -67,6 +67,14 @@ async function toolNames(principal: 'alice' | 'bob' | 'carol'): Promise<string[]
   return (await rawListTools(await client(principal))).map((tool) => String(tool['name']));
 }
 
+/** The names of the prompts and resources the principal is shown. */
+async function offeringNames(principal: 'alice' | 'bob' | 'carol'): Promise<string[]> {
+  const connected = await client(principal);
+  const { prompts } = await connected.listPrompts();
+  const { resources } = await connected.listResources();
+  return [...prompts, ...resources].map((item) => item.name);
+}
+
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -123,8 +131,11 @@ describe('an auth: per-user server', () => {
     expect(await toolNames('alice')).toContain('team_whoami');
     await (gateway as GatewayProcess).waitForStderr(/connected for principal "alice"/);
     expect(await callText('alice')).toBe('you are alice');
-    // carol still sees nothing of it, now that the catalog holds its tools.
+    // carol still sees nothing of it, now that the catalog holds its tools: no tool, no prompt,
+    // no resource.
     expect(await toolNames('carol')).not.toContain('team_whoami');
+    expect(await offeringNames('alice')).toEqual(['team_introduce', 'team_me']);
+    expect(await offeringNames('carol')).toEqual([]);
     expect(await callText('carol')).toContain('hintgate auth login team --principal carol');
   }, 30_000);
 

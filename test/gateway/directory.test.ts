@@ -57,6 +57,32 @@ describe('Directory', () => {
     expect(() => directory.serverForUri('mail://inbox')).toThrow('no server offers "mail://inbox"');
   });
 
+  it('leaves out the prompts, resources and templates of servers hidden from a principal', () => {
+    const directory = new Directory();
+    directory.setServer(
+      'mine',
+      offerings(
+        [{ name: 'greet' }],
+        [{ uri: 'mine://a', name: 'a' }],
+        [{ uriTemplate: 'mine://{x}', name: 'x' }],
+      ),
+    );
+    directory.setServer(
+      'shared',
+      offerings(
+        [{ name: 'greet' }],
+        [{ uri: 'shared://b', name: 'b' }],
+        [{ uriTemplate: 'shared://{y}', name: 'y' }],
+      ),
+    );
+    const names = (list: readonly Record<string, unknown>[]) => list.map((item) => item['name']);
+    expect(names(directory.listPrompts(['mine']))).toEqual(['shared_greet']);
+    expect(names(directory.listResources(['mine']))).toEqual(['shared_b']);
+    expect(names(directory.listResourceTemplates(['mine']))).toEqual(['shared_y']);
+    expect(names(directory.listPrompts())).toEqual(['mine_greet', 'shared_greet']);
+    expect(names(directory.listResourceTemplates(['mine', 'shared']))).toEqual([]);
+  });
+
   it('serves a server without a prefix under its own names, and one with its own prefix', () => {
     const prefixes: Record<string, string | false> = { plain: false, custom: 'c' };
     const directory = new Directory({ prefixOf: (server) => prefixes[server] ?? server });
