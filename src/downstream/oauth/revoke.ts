@@ -7,6 +7,7 @@ import {
   processRevocationResponse,
   revocationRequest,
 } from 'oauth4webapi';
+import { selectClientAuthMethod } from '@modelcontextprotocol/client';
 import { errorMessage } from '../../core/errors.js';
 import type { ServerOAuthSettings } from './provider.js';
 import type { CredentialDocument } from './vault.js';
@@ -22,8 +23,8 @@ export type Revocation =
  * Revokes a stored login's tokens at its authorization server (RFC 7009, through
  * `oauth4webapi`), when the server's metadata names a `revocation_endpoint`: the refresh
  * token first (which ends the grant at most servers), then the access token. The client
- * authenticates as it did at the token endpoint (a configured client's secret, else the
- * dynamic registration's method).
+ * authenticates with the method the SDK picks for the token endpoint (`selectClientAuthMethod`,
+ * among those the server supports); the endpoint must be HTTPS, or plain HTTP on loopback.
  */
 export async function revokeLogin(
   document: CredentialDocument,
@@ -38,22 +39,32 @@ export async function revokeLogin(
   if (metadata === undefined || endpoint === undefined || clientId === undefined)
     return { kind: 'not-offered' };
   const server: AuthorizationServer = { issuer: metadata.issuer, revocation_endpoint: endpoint };
-  const secret = settings?.clientSecret ?? document.client?.client_secret;
-  const method =
+  // The tokens go to the endpoint: over HTTPS, or plain HTTP to this machine only.
+  const url = new URL(endpoint);
+  const insecure = url.protocol === 'http:';
+  if (insecure && !LOOPBACK.has(url.hostname))
+    return { kind: 'failed', reason: `its revocation endpoint ${endpoint} is not HTTPS` };
+  // The client authenticates as at the token endpoint: the SDK's choice among the methods
+  // the server supports for revocation (else for its token endpoint).
+  const client =
     settings?.clientId !== undefined
-      ? secret === undefined
-        ? 'none'
-        : 'client_secret_basic'
-      : (stringField(document.client, 'token_endpoint_auth_method') ??
-        (secret === undefined ? 'none' : 'client_secret_basic'));
+      ? {
+          client_id: clientId,
+          ...(settings.clientSecret === undefined ? {} : { client_secret: settings.clientSecret }),
+        }
+      : { ...document.client, client_id: clientId };
+  const supported =
+    stringList(metadata, 'revocation_endpoint_auth_methods_supported') ??
+    stringList(metadata, 'token_endpoint_auth_methods_supported') ??
+    [];
+  const method = selectClientAuthMethod(client, supported);
+  const secret = client.client_secret;
   const clientAuth: ClientAuth =
     secret === undefined || method === 'none'
       ? None()
       : method === 'client_secret_post'
         ? ClientSecretPost(secret)
         : ClientSecretBasic(secret);
-  // The tokens were obtained from this server over the same scheme; loopback ones in tests.
-  const insecure = new URL(endpoint).protocol === 'http:';
   const held: [string, string][] = [
     ...(tokens.refresh_token === undefined
       ? []
@@ -72,6 +83,16 @@ export async function revokeLogin(
     return { kind: 'failed', reason: errorMessage(error) };
   }
   return { kind: 'revoked' };
+}
+
+/** Hosts a plain-HTTP revocation endpoint may be on (this machine's). */
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function stringList(value: object | undefined, key: string): string[] | undefined {
+  const field = (value as Record<string, unknown> | undefined)?.[key];
+  return Array.isArray(field) && field.every((item) => typeof item === 'string')
+    ? field
+    : undefined;
 }
 
 function stringField(value: object | undefined, key: string): string | undefined {
