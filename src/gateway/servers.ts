@@ -138,8 +138,11 @@ export class ServerSet {
       logins: () => options.loginsOf?.(name) ?? Promise.resolve([]),
       events: this.eventsOf(name),
       log: options.log,
+      // Who sees the server's tools, prompts and resources changed.
       loginsChanged: () => {
         if (this.options.catalog.entriesOf(name).length > 0) options.hub.changed('tools');
+        options.hub.changed('prompts');
+        options.hub.changed('resources');
       },
     });
   }

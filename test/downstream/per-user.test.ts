@@ -51,7 +51,7 @@ const echo = (server: PerUserServer, principal: string | undefined, text: string
   server.callTool({ name: 'echo', arguments: { text } }, { principal });
 
 describe('PerUserServer', () => {
-  it('concurrent first calls of a principal share one connection; each principal gets its own', async () => {
+  it("each principal gets a connection of its own; another's identical listing is not re-reported", async () => {
     const { server, connections, statusEvents } = perUser(['alice', 'bob']);
     const principals = ['alice', 'bob', 'alice', 'alice', 'bob', 'bob'];
     const results = await Promise.all(principals.map((who, i) => echo(server, who, `${i}`)));

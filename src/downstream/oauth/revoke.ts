@@ -40,7 +40,9 @@ export async function revokeLogin(
     return { kind: 'not-offered' };
   const server: AuthorizationServer = { issuer: metadata.issuer, revocation_endpoint: endpoint };
   // The tokens go to the endpoint: over HTTPS, or plain HTTP to this machine only.
-  const url = new URL(endpoint);
+  const url = URL.parse(endpoint);
+  if (url === null)
+    return { kind: 'failed', reason: `its revocation endpoint "${endpoint}" is not a URL` };
   const insecure = url.protocol === 'http:';
   if (insecure && !LOOPBACK.has(url.hostname))
     return { kind: 'failed', reason: `its revocation endpoint ${endpoint} is not HTTPS` };

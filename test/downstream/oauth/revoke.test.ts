@@ -31,11 +31,15 @@ async function endpoint(): Promise<{ url: string; seen: Seen[] }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/revoke`, seen };
 }
 
-function login(revocation: string, supported?: string[]): CredentialDocument {
+function login(
+  revocation: string,
+  supported?: string[],
+  registered: Record<string, unknown> = {},
+): CredentialDocument {
   return {
     version: 1,
     tokens: { access_token: 'access-1', refresh_token: 'refresh-1', token_type: 'Bearer' },
-    client: { client_id: 'registered', client_secret: 'shh', redirect_uris: [] },
+    client: { client_id: 'registered', client_secret: 'shh', redirect_uris: [], ...registered },
     discovery: {
       authorizationServerUrl: 'http://127.0.0.1/',
       authorizationServerMetadata: {
@@ -78,7 +82,19 @@ describe('revokeLogin', () => {
     expect(seen[0]?.body.get('client_secret')).toBeNull();
   });
 
-  it('sends no token to a plain-HTTP endpoint off this machine', async () => {
+  it("uses a registered client's own method when the server lists none", async () => {
+    const { url, seen } = await endpoint();
+    const document = login(url, undefined, { token_endpoint_auth_method: 'client_secret_post' });
+    expect(await revokeLogin(document, undefined)).toEqual({ kind: 'revoked' });
+    expect(seen[0]?.authorization).toBeUndefined();
+    expect(seen[0]?.body.get('client_secret')).toBe('shh');
+  });
+
+  it('sends no token to a plain-HTTP endpoint off this machine, nor to no URL', async () => {
+    expect(await revokeLogin(login('not a url'), undefined)).toEqual({
+      kind: 'failed',
+      reason: 'its revocation endpoint "not a url" is not a URL',
+    });
     const result = await revokeLogin(login('http://auth.example.com/revoke'), undefined);
     expect(result).toEqual({
       kind: 'failed',
