@@ -3,8 +3,9 @@
  * store, audit on) in front of the fixture echo server:
  *
  * - first run: from spawning `hintgate serve --http` on an empty data directory until it
- *   listens and has answered a tools/list, plus a second: start time, and the peaks of the
- *   gateway, of its store process (the first run creates the database) and of their sum;
+ *   listens and has answered a tools/list, and 2 s more: start time (to that answer), and
+ *   the peaks of the gateway, of its store process (which creates the database: from the
+ *   template `npm run build` makes, or by initdb without one) and of their sum;
  * - under load: the same data directory opened again, 32 HTTP clients (half 2025-11-25 with
  *   sessions, half 2026-07-28 stateless) calling a tool concurrently until `CALLS` calls are
  *   done: resident memory when idle, the peaks of each process and of their sum, and calls/s.
