@@ -229,6 +229,12 @@ export interface PgliteStoreOptions extends CommonStoreOptions {
    * its memory returned); the next statement opens it again. Default 30 s; `Infinity`: never.
    */
   readonly idleCloseMs?: number;
+  /**
+   * The archive of an empty database that a first run unpacks instead of creating one
+   * (`pglite-template.ts`). Default: the one built with the package; a missing or unreadable
+   * file: the database is created as without one.
+   */
+  readonly template?: string;
 }
 
 /** A PostgreSQL database, optionally in a schema of its own. */

@@ -6,6 +6,7 @@ import { HintgateError, errorMessage } from '../core/errors.js';
 import type { HeldLock } from './lock.js';
 import { acquireLock } from './lock.js';
 import { migrate } from './migrate.js';
+import { bundledTemplate, unpackTemplate } from './pglite-template.js';
 import type { PgliteHandle } from './pglite-idle.js';
 import { IdlePglite, PGLITE_IDLE_CLOSE_MS } from './pglite-idle.js';
 import type { PgliteProcessHooks } from './pglite-worker.js';
@@ -131,7 +132,11 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
         process.execPath,
         hooks,
       );
-    const firstRun = !existsSync(join(dataDir, PGLITE_DATABASE_DIR, 'PG_VERSION'));
+    const created = await createDatabase(
+      join(dataDir, PGLITE_DATABASE_DIR),
+      options.template ?? bundledTemplate(),
+      options.onWarning,
+    );
     db = await open();
     // Closed when idle, reopened by the next statement (the lock stays held meanwhile).
     const idle = new IdlePglite(
@@ -148,7 +153,7 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     restrictTree(join(dataDir, PGLITE_DATABASE_DIR));
     // Creating the database ran a second PostgreSQL beside it (about 700 MiB in all): start
     // afresh, at the usual size, with the next statement.
-    if (firstRun) idle.suspend();
+    if (created === 'initdb') idle.suspend();
     const runner = new StoreRunner(driver, options.onWarning);
     return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
   } catch (error) {
@@ -161,6 +166,27 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
       { location: dataDir },
       { cause: error },
     );
+  }
+}
+
+/**
+ * How the database in `databaseDir` came to be: already there, unpacked from `template`, or
+ * to be created by PGlite's `initdb` when it opens (no template, or one that could not be
+ * unpacked: said through `onWarning`, since the first run then takes seconds and 700 MiB).
+ */
+async function createDatabase(
+  databaseDir: string,
+  template: string,
+  onWarning?: (message: string) => void,
+): Promise<'existing' | 'template' | 'initdb'> {
+  if (existsSync(join(databaseDir, 'PG_VERSION'))) return 'existing';
+  if (!existsSync(template)) return 'initdb';
+  try {
+    await unpackTemplate(template, databaseDir);
+    return 'template';
+  } catch (error) {
+    onWarning?.(`cannot use the store template ${template}: ${errorMessage(error)}`);
+    return 'initdb';
   }
 }
 

@@ -1,0 +1,195 @@
+/**
+ * A template of the embedded database: an empty cluster, as PGlite's `initdb` makes it, kept
+ * as a gzipped tar archive (PGlite's own `dumpDataDir` format, about 4.5 MB). Creating a
+ * database runs a second PostgreSQL beside the first, about 700 MiB for a few seconds; a
+ * first run that unpacks the template (a fraction of a second) opens the database as any
+ * later run does (about 160 MiB). `npm run build` makes it (`scripts/store-template.mjs`); it is
+ * named by PGlite's version, so a template from another PGlite is never used, and without one
+ * the database is created by `initdb` as before.
+ */
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as PGliteModule from '@electric-sql/pglite';
+import { STORE_ENV, STORE_NODE_FLAGS } from './pglite-worker.js';
+
+// Named by a variable, as in pglite.ts: loaded only when a template is made.
+const PGLITE_MODULE = '@electric-sql/pglite';
+
+/** The version of the PGlite this code runs (its package.json, beside its entry point). */
+function pgliteVersion(): string {
+  const entry = createRequire(import.meta.url).resolve(PGLITE_MODULE);
+  const manifest = join(dirname(entry), '..', 'package.json');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+/** The template's file name for this PGlite: `pglite-template-<version>.tar.gz`. */
+export function templateFileName(): string {
+  return `pglite-template-${pgliteVersion()}.tar.gz`;
+}
+
+/** Where the built package keeps its template: beside this module (`dist/store/`). */
+export function bundledTemplate(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), templateFileName());
+}
+
+/**
+ * Makes a template at `path`: PGlite creates an empty database in memory and archives it.
+ * Written aside and renamed into place, so a reader never sees half of one.
+ */
+export async function makeTemplate(path: string): Promise<void> {
+  const { PGlite } = (await import(PGLITE_MODULE)) as typeof PGliteModule;
+  const db = await PGlite.create();
+  try {
+    const archive = await db.dumpDataDir('gzip');
+    const aside = `${path}.${process.pid}.tmp`;
+    writeFileSync(aside, Buffer.from(await archive.arrayBuffer()));
+    renameSync(aside, path);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Unpacks the template at `template` as the database directory `into` (which must not exist
+ * or be empty): unpacked beside it, then renamed into place, so a failure leaves no half
+ * database that PGlite would take for a whole one. Directories are made 0700 and files 0600.
+ * Throws when the archive cannot be read; `into` is then as before.
+ *
+ * The unpacking runs in a process of its own (`execPath`, the store process's options) that
+ * exits when done: in the gateway's, zlib's buffers and threads left it about 35 MiB larger
+ * for good; a process of its own returns them at once, before the store's starts.
+ */
+export async function unpackTemplate(
+  template: string,
+  into: string,
+  execPath: string = process.execPath,
+): Promise<void> {
+  // What an unpacking cut short (a gateway killed meanwhile) left is removed first.
+  const parent = dirname(into);
+  const leftover = `${basename(into)}.template-`;
+  for (const name of readdirSync(parent).filter((entry) => entry.startsWith(leftover)))
+    rmSync(join(parent, name), { recursive: true, force: true });
+  const aside = `${into}.template-${process.pid}`;
+  mkdirSync(aside, { mode: 0o700 });
+  try {
+    await runUnpacker(execPath, template, aside);
+    if (!existsSync(join(aside, 'PG_VERSION'))) throw new Error('the archive holds no database');
+    if (existsSync(into) && readdirSync(into).length === 0) rmSync(into, { recursive: true });
+    renameSync(aside, into);
+  } catch (error) {
+    rmSync(aside, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Runs {@link UNPACK_SOURCE}; rejects with what it wrote to stderr when it fails. */
+function runUnpacker(execPath: string, template: string, into: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(execPath, [...STORE_NODE_FLAGS, '-e', UNPACK_SOURCE, template, into], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...STORE_ENV },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-2_000);
+    });
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(stderr.trim() || `the unpacking ended with ${signal ?? code}`));
+    });
+  });
+}
+
+/**
+ * The unpacker: plain CommonJS run by `node -e <source> <archive> <dir>` (no build step, so
+ * the same code runs from the compiled package and under the test runner). It extracts a
+ * gzipped ustar archive, regular files and directories only (what `dumpDataDir` writes), a
+ * chunk at a time without copying file data, into `dir`: directories 0700, files 0600, a name
+ * leaving `dir` refused. On failure it writes why to stderr and exits with 1.
+ */
+const UNPACK_SOURCE = `
+const { closeSync, createReadStream, mkdirSync, openSync, writeSync } = require('node:fs');
+const { dirname, join, normalize, sep } = require('node:path');
+const { createGunzip } = require('node:zlib');
+const BLOCK = 512;
+const [archive, dir] = process.argv.slice(1);
+const text = (header, start, length) => {
+  const field = header.subarray(start, start + length);
+  const end = field.indexOf(0);
+  return field.subarray(0, end < 0 ? length : end).toString('utf8');
+};
+function entry(header) {
+  if (text(header, 257, 5) !== 'ustar') throw new Error('not a tar archive');
+  const prefix = text(header, 345, 155);
+  const name = normalize((prefix === '' ? '' : prefix + '/') + text(header, 0, 100));
+  const relative = name.replace(/^[\\/\\\\]+/, '');
+  if (relative.split(sep).includes('..')) throw new Error('unsafe name in archive: ' + name);
+  const path = relative === '' || relative === '.' ? dir : join(dir, relative);
+  const type = String.fromCharCode(header[156]);
+  if (type === '5') {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    return { file: undefined, skip: 0 };
+  }
+  if (type !== '0' && type !== '\\0') throw new Error('unexpected member type ' + JSON.stringify(type));
+  const size = parseInt(text(header, 124, 12).trim() || '0', 8);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  return { file: { fd: openSync(path, 'wx', 0o600), left: size }, skip: (BLOCK - (size % BLOCK)) % BLOCK };
+}
+async function untar() {
+  const header = Buffer.alloc(BLOCK);
+  let headerBytes = 0;
+  let file;
+  let skip = 0;
+  for await (const chunk of createReadStream(archive).pipe(createGunzip())) {
+    let at = 0;
+    while (at < chunk.length) {
+      if (file !== undefined) {
+        const count = Math.min(file.left, chunk.length - at);
+        writeSync(file.fd, chunk, at, count);
+        at += count;
+        file.left -= count;
+        if (file.left > 0) break;
+        closeSync(file.fd);
+        file = undefined;
+        continue;
+      }
+      if (skip > 0) {
+        const count = Math.min(skip, chunk.length - at);
+        at += count;
+        skip -= count;
+        continue;
+      }
+      const count = Math.min(BLOCK - headerBytes, chunk.length - at);
+      chunk.copy(header, headerBytes, at, at + count);
+      at += count;
+      headerBytes += count;
+      if (headerBytes < BLOCK) break;
+      headerBytes = 0;
+      // Two zero blocks end the archive; one is enough to stop at.
+      if (header.every((byte) => byte === 0)) return;
+      ({ file, skip } = entry(header));
+    }
+  }
+  throw new Error('the archive ends early');
+}
+untar().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(String(error && error.message ? error.message : error));
+    process.exit(1);
+  },
+);
+`;
