@@ -95,8 +95,9 @@ export async function unpackTemplate(
 
 /** Runs {@link UNPACK_SOURCE}; rejects with what it wrote to stderr when it fails. */
 function runUnpacker(execPath: string, template: string, into: string): Promise<void> {
+  const tar = createRequire(import.meta.url).resolve('tar');
   return new Promise((resolve, reject) => {
-    const child = spawn(execPath, [...STORE_NODE_FLAGS, '-e', UNPACK_SOURCE, template, into], {
+    const child = spawn(execPath, [...STORE_NODE_FLAGS, '-e', UNPACK_SOURCE, tar, template, into], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...STORE_ENV },
     });
@@ -114,82 +115,33 @@ function runUnpacker(execPath: string, template: string, into: string): Promise<
 }
 
 /**
- * The unpacker: plain CommonJS run by `node -e <source> <archive> <dir>` (no build step, so
- * the same code runs from the compiled package and under the test runner). It extracts a
- * gzipped ustar archive, regular files and directories only (what `dumpDataDir` writes), a
- * chunk at a time without copying file data, into `dir`: directories 0700, files 0600, a name
- * leaving `dir` refused. On failure it writes why to stderr and exits with 1.
+ * The unpacker: plain CommonJS run by `node -e <source> <tar module> <archive> <dir>` (no
+ * build step, so the same code runs from the compiled package and under the test runner). It
+ * extracts the gzipped archive with `tar` (npm's own), regular files and directories only,
+ * no name leaving `dir` (`tar`'s default; the leading "/" `dumpDataDir` writes is dropped),
+ * modes owner-only (umask 077). A damaged archive fails: any warning but that one counts. On
+ * failure it writes why to stderr and exits with 1.
  */
 const UNPACK_SOURCE = `
-const { closeSync, createReadStream, mkdirSync, openSync, writeSync } = require('node:fs');
-const { dirname, join, normalize, sep } = require('node:path');
-const { createGunzip } = require('node:zlib');
-const BLOCK = 512;
-const [archive, dir] = process.argv.slice(1);
-const text = (header, start, length) => {
-  const field = header.subarray(start, start + length);
-  const end = field.indexOf(0);
-  return field.subarray(0, end < 0 ? length : end).toString('utf8');
+const [tarModule, archive, dir] = process.argv.slice(1);
+process.umask(0o077);
+const problems = [];
+const fail = (why) => {
+  process.stderr.write(why);
+  process.exit(1);
 };
-function entry(header) {
-  if (text(header, 257, 5) !== 'ustar') throw new Error('not a tar archive');
-  const prefix = text(header, 345, 155);
-  const name = normalize((prefix === '' ? '' : prefix + '/') + text(header, 0, 100));
-  const relative = name.replace(/^[\\/\\\\]+/, '');
-  if (relative.split(sep).includes('..')) throw new Error('unsafe name in archive: ' + name);
-  const path = relative === '' || relative === '.' ? dir : join(dir, relative);
-  const type = String.fromCharCode(header[156]);
-  if (type === '5') {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-    return { file: undefined, skip: 0 };
-  }
-  if (type !== '0' && type !== '\\0') throw new Error('unexpected member type ' + JSON.stringify(type));
-  const size = parseInt(text(header, 124, 12).trim() || '0', 8);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  return { file: { fd: openSync(path, 'wx', 0o600), left: size }, skip: (BLOCK - (size % BLOCK)) % BLOCK };
-}
-async function untar() {
-  const header = Buffer.alloc(BLOCK);
-  let headerBytes = 0;
-  let file;
-  let skip = 0;
-  for await (const chunk of createReadStream(archive).pipe(createGunzip())) {
-    let at = 0;
-    while (at < chunk.length) {
-      if (file !== undefined) {
-        const count = Math.min(file.left, chunk.length - at);
-        writeSync(file.fd, chunk, at, count);
-        at += count;
-        file.left -= count;
-        if (file.left > 0) break;
-        closeSync(file.fd);
-        file = undefined;
-        continue;
-      }
-      if (skip > 0) {
-        const count = Math.min(skip, chunk.length - at);
-        at += count;
-        skip -= count;
-        continue;
-      }
-      const count = Math.min(BLOCK - headerBytes, chunk.length - at);
-      chunk.copy(header, headerBytes, at, at + count);
-      at += count;
-      headerBytes += count;
-      if (headerBytes < BLOCK) break;
-      headerBytes = 0;
-      // Two zero blocks end the archive; one is enough to stop at.
-      if (header.every((byte) => byte === 0)) return;
-      ({ file, skip } = entry(header));
-    }
-  }
-  throw new Error('the archive ends early');
-}
-untar().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(String(error && error.message ? error.message : error));
-    process.exit(1);
-  },
-);
+require(tarModule)
+  .x({
+    file: archive,
+    cwd: dir,
+    noChmod: true,
+    onwarn: (code, message) => {
+      if (code !== 'TAR_ENTRY_INFO') problems.push(message);
+    },
+    filter: (_path, entry) => entry.type === 'File' || entry.type === 'Directory',
+  })
+  .then(
+    () => (problems.length === 0 ? process.exit(0) : fail(problems.join('; '))),
+    (error) => fail(String(error && error.message ? error.message : error)),
+  );
 `;

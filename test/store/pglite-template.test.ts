@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +109,32 @@ describe('the embedded store template', () => {
     expect(await marked(dataDir)).toBe(false);
     expect(warnings.join('\n')).toContain('cannot use the store template');
     expect(readdirSync(dataDir).filter((name) => name.includes('template-'))).toEqual([]);
+  });
+
+  it('writes nothing outside the data directory for a member named "../…"', async () => {
+    const dataDir = tempDir();
+    const work = join(tempDir(), 'work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'PG_VERSION'), '17\n');
+    const hostile = join(dataDir, 'hostile.tar.gz');
+    // GNU tar keeps "../" in member names with --absolute-names.
+    execFileSync('tar', [
+      '-czf',
+      hostile,
+      '-C',
+      work,
+      '--absolute-names',
+      '--transform',
+      's,^,../escaped-,',
+      'PG_VERSION',
+    ]);
+    const warnings: string[] = [];
+    await firstRun(dataDir, hostile, warnings);
+    expect(warnings.join('\n')).toContain('cannot use the store template');
+    expect(readdirSync(join(dataDir, '..')).filter((name) => name.startsWith('escaped-'))).toEqual(
+      [],
+    );
+    expect(await marked(dataDir)).toBe(false);
   });
 
   it('is what makeTemplate makes', async () => {
