@@ -11,7 +11,6 @@
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-start.js
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -25,6 +24,7 @@ import {
   median,
   requireBuild,
   rssMiB,
+  storeProcessOf,
   writeConfig,
 } from './gateway-harness.js';
 
@@ -87,25 +87,8 @@ async function directColdStart(): Promise<number> {
   return elapsed;
 }
 
-/** The embedded store's process (a `node -e` child of the gateway), if one runs now. */
-function storePid(gateway: number): number | undefined {
-  let rows = '';
-  try {
-    rows = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(gateway)], {
-      encoding: 'utf8',
-    });
-  } catch {
-    return undefined; // ps exits 1 when there is no such process
-  }
-  for (const row of rows.split('\n')) {
-    const [pid, ...args] = row.trim().split(/\s+/);
-    if (args[1] === '-e') return Number(pid);
-  }
-  return undefined;
-}
-
 function storeRss(gateway: number): number {
-  const pid = storePid(gateway);
+  const pid = storeProcessOf(gateway);
   if (pid === undefined) return 0;
   try {
     return rssMiB(pid);
