@@ -13,6 +13,7 @@ import { inferAnnotations } from '../core/inference/infer.js';
 import type { InferenceResult } from '../core/inference/types.js';
 import { namespacedName } from '../core/refs/names.js';
 import { refId } from '../core/refs/ref-id.js';
+import { nodeSha256 } from './node-hash.js';
 import { TOOL_RESOLUTION_EXTENSION, markDynamicTool } from '../mcp/dynamic-wire.js';
 import type { JsonObject } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
@@ -157,7 +158,7 @@ export function toToolRecord(
     server,
     name,
     namespacedName: namespaced,
-    refId: refId(server, name, inputSchema),
+    refId: refId(server, name, inputSchema, nodeSha256),
     description,
     inputSchema,
     outputSchema: tool['outputSchema'],

@@ -3,7 +3,6 @@
  * tools are served (as listed, or with pinned values put back), which are held back, what
  * to save, and what to record. {@link PinGuard} runs it and persists the outcome.
  */
-import { createHash } from 'node:crypto';
 import type { Drift, DriftAction, PinningMode, ToolDefinition } from '../../core/pins/index.js';
 import {
   compareTool,
@@ -19,6 +18,7 @@ import type { JsonObject } from '../../mcp/json-rpc.js';
 import type { PinWrite, ToolPin } from '../../store/store.js';
 import type { LastListing, ListedTool } from '../last-listing.js';
 import { relist } from '../last-listing.js';
+import { nodeSha256 } from '../node-hash.js';
 
 /** How one server's drift is handled. */
 export interface PinSettings {
@@ -49,11 +49,6 @@ export interface CheckResult {
   readonly events: readonly DriftEvent[];
 }
 
-/** SHA-256 through Node (several times faster than the core's pure JavaScript). */
-export function nodeSha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** A tool of a server's last listing, as listed, with its definition and hash. */
 interface Listed extends ListedTool {
   readonly definition: ToolDefinition;
@@ -65,6 +60,24 @@ export class PinBook {
   private readonly pins = new Map<string, Map<string, BookPin>>();
   /** Per server: its last listing (a tool listed again unchanged is not hashed again). */
   private readonly last = new Map<string, LastListing<Listed>>();
+
+  /**
+   * Canonicalizes and hashes what is new in a server's listing, remembered as its last
+   * listing; needs no pins, so it can run while they load, and the {@link check} that
+   * follows finds every tool already hashed. A tool listed as last time costs a comparison
+   * with it (keys in any order, as the canonical hash ignores their order), far less than
+   * canonicalizing and hashing it again.
+   */
+  prepare(server: string, tools: readonly JsonObject[]): readonly Listed[] {
+    const last = relist(tools, this.last.get(server), (tool): Listed | undefined => {
+      const definition = toolDefinition(tool);
+      if (definition === undefined) return undefined;
+      const hash = definitionHash(definition, nodeSha256);
+      return { name: definition.name, tool, definition, hash };
+    });
+    this.last.set(server, last);
+    return last.items;
+  }
 
   /** Replaces what is known of a server's pins (from the store). */
   load(server: string, pins: readonly ToolPin[]): void {
@@ -95,16 +108,7 @@ export class PinBook {
     const pins = this.pins.get(server) ?? new Map<string, BookPin>();
     this.pins.set(server, pins);
     const firstSight = pins.size === 0;
-    // A tool listed as last time costs a comparison with it (keys in any order, as the
-    // canonical hash ignores their order), far less than canonicalizing and hashing it again.
-    const last = relist(tools, this.last.get(server), (tool): Listed | undefined => {
-      const definition = toolDefinition(tool);
-      if (definition === undefined) return undefined;
-      const hash = definitionHash(definition, nodeSha256);
-      return { name: definition.name, tool, definition, hash };
-    });
-    this.last.set(server, last);
-    const listed = last.items;
+    const listed = this.prepare(server, tools);
 
     const served: JsonObject[] = [];
     const held = new Map<string, string>();

@@ -84,6 +84,9 @@ export class PinGuard {
   /** Re-checks a server's listing; resolves with what to serve. */
   check(server: string, tools: readonly JsonObject[]): Promise<CheckResult> {
     return this.serially(server, async () => {
+      // Hashed now, while the pins may still be loading (at start, with the store opening
+      // beside a dozen starting processes): the check then waits for nothing but them.
+      this.book.prepare(server, tools);
       await this.start();
       const result = this.book.check(server, tools, this.settings(server), () =>
         this.scanContext(server, tools),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_FLATTENED_NAME_LENGTH,
@@ -83,5 +84,8 @@ describe('tool references', () => {
     expect(same).toBe(one);
     expect(refId('gh', 'create', { type: 'object' })).not.toBe(one);
     expect(refId('gl', 'create', { type: 'object', properties: { a: {}, b: {} } })).not.toBe(one);
+    // The gateway's faster hash (Node's) gives the same id.
+    const node = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(refId('gh', 'create', { properties: { b: {}, a: {} }, type: 'object' }, node)).toBe(one);
   });
 });
