@@ -32,6 +32,8 @@ export class Catalog {
   private readonly records = new Map<string, LastListing<ToolRecord>>();
   /** What each server's records were made with: other settings read its tools anew. */
   private readonly settingsKeys = new Map<string, string>();
+  /** Records made ahead of a server's next update ({@link prepare}), with their settings. */
+  private readonly prepared = new Map<string, { key: string; records: LastListing<ToolRecord> }>();
   private readonly entriesByServer = new Map<string, readonly CatalogEntry[]>();
   private readonly byFlattened = new Map<string, CatalogEntry>();
   private readonly byNamespaced = new Map<string, CatalogEntry>();
@@ -77,10 +79,9 @@ export class Catalog {
     tools: readonly JsonObject[],
     settings: ServerAnnotationSettings,
   ): CatalogChange {
-    // A server that came back declaring other capabilities (it now resolves its tools
-    // itself) has its tools read again, even when they are listed unchanged.
     const key = settingsKey(settings);
-    const known = this.settingsKeys.get(server) === key ? this.records.get(server) : undefined;
+    const known = this.known(server, key);
+    this.prepared.delete(server);
     this.settingsKeys.set(server, key);
     // A tool listed again unchanged keeps its record: no inference, no change for clients.
     // Tools the pin book served as the earlier objects are known by identity.
@@ -90,6 +91,31 @@ export class Catalog {
     );
     for (const [name, owner] of this.departed) if (owner === server) this.departed.delete(name);
     return this.rebuild(server);
+  }
+
+  /**
+   * Reads a server's listing ahead of its {@link setServer} (inference, refIds) and changes
+   * nothing clients see: the tools that update then brings, as the same objects, are not
+   * read again. The gateway calls it as a listing arrives, while the listing's pin check may
+   * still wait for the store (at start, about a second with ten servers starting).
+   */
+  prepare(server: string, tools: readonly JsonObject[], settings: ServerAnnotationSettings): void {
+    const key = settingsKey(settings);
+    const records = relist(tools, this.known(server, key), (tool) =>
+      toToolRecord(server, tool, settings),
+    );
+    this.prepared.set(server, { key, records });
+  }
+
+  /**
+   * The records a server's tools listed again unchanged keep: those made ahead, else its
+   * current ones; none when they were made with other settings (a server that came back
+   * declaring other capabilities, resolving its tools itself, has its tools read again).
+   */
+  private known(server: string, key: string): LastListing<ToolRecord> | undefined {
+    const ahead = this.prepared.get(server);
+    if (ahead?.key === key) return ahead.records;
+    return this.settingsKeys.get(server) === key ? this.records.get(server) : undefined;
   }
 
   /**
@@ -104,6 +130,7 @@ export class Catalog {
         this.departed.set(entry.namespacedName, server);
       }
     }
+    this.prepared.delete(server);
     if (!this.records.has(server)) return { changed: false };
     this.records.delete(server);
     this.settingsKeys.delete(server);

@@ -354,6 +354,8 @@ export class ServerSet {
     }
     const listing = ++this.listings;
     this.pending.set(name, listing);
+    // Inference and refIds now, while the check may wait for the pins to load.
+    catalog.prepare(name, tools, settings);
     const check = pins.check(name, tools).then(
       (result) => {
         if (this.pending.get(name) !== listing || this.get(name) !== server) return;

@@ -12,6 +12,31 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('Catalog', () => {
+  it('reads a listing ahead without showing it, and does not read its tools again', () => {
+    const catalog = new Catalog();
+    const read: string[] = [];
+    const counting = {
+      trust: 'untrusted' as const,
+      // Counts the tools read; no answer: inference from their words, as for any server.
+      infer: (listed: Record<string, unknown>) => {
+        read.push(String(listed['name']));
+        return undefined;
+      },
+    };
+    const listing = [tool('a'), tool('b')];
+    catalog.prepare('s', listing, counting);
+    expect(read).toEqual(['a', 'b']);
+    expect(catalog.size).toBe(0);
+    // The update serves the same objects, one changed: only that one is read.
+    const changed = tool('b', { description: 'now another tool' });
+    expect(catalog.setServer('s', [listing[0] as never, changed], counting).changed).toBe(true);
+    expect(read).toEqual(['a', 'b', 'b']);
+    expect(catalog.size).toBe(2);
+    // What was read ahead is used once: a later update reads against the catalog itself.
+    catalog.setServer('s', [listing[0] as never, changed], counting);
+    expect(read).toEqual(['a', 'b', 'b']);
+  });
+
   it('finds a tool by flattened name, namespaced name and refId', () => {
     const catalog = new Catalog();
     catalog.setServer('github', [tool('create_issue')], untrusted);
