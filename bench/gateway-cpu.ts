@@ -30,17 +30,14 @@ import {
   requireBuild,
   startServer,
   writeConfig,
+  compareClis,
 } from './gateway-harness.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const CALLS = Number(process.env['CALLS'] ?? 3000);
 const WARMUP = 500;
-const COMPARE_CLIS = (process.env['COMPARE_CLI'] ?? '').split(',').filter((path) => path !== '');
+const COMPARE_CLIS = compareClis();
 const FRONTS = (process.env['FRONT'] ?? 'http,stdio').split(',');
-
-function compareLabel(path: string): string {
-  return `gw ${path.split('/').slice(-4, -3).join('')}`.slice(0, 22);
-}
 
 /**
  * Nanoseconds of CPU a process has used: its main thread, and its other threads (V8's
@@ -65,8 +62,10 @@ function cpuNs(pid: number): { main: number; others: number } {
 /** A process and its descendants, each with a short name. */
 function tree(pid: number): { pid: number; name: string }[] {
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  // The store process runs `node [options] -e <source>`, with no script file.
   const script =
-    argv.find((arg) => /\.(m?js)$/.test(arg)) ?? (argv[1] === '-e' ? 'node -e' : (argv[0] ?? '?'));
+    argv.find((arg) => /\.(m?js)$/.test(arg)) ??
+    (argv.includes('-e') ? 'node -e' : (argv[0] ?? '?'));
   const name = script.split('/').slice(-2).join('/');
   const children: number[] = [];
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -116,10 +115,10 @@ async function openStdio(label: string, auto: boolean, args: string[], tool: str
 }
 
 async function measure(target: Target): Promise<void> {
-  for (let index = 0; index < WARMUP; index++) await callEcho(target.client, target.tool, index);
+  for (let index = 0; index < WARMUP; index++) await callEcho(target.client, target.tool);
   const processes = tree(target.pid);
   const before = processes.map(({ pid }) => cpuNs(pid));
-  for (let index = 0; index < CALLS; index++) await callEcho(target.client, target.tool, index);
+  for (let index = 0; index < CALLS; index++) await callEcho(target.client, target.tool);
   const round = new Map<string, number>();
   processes.forEach(({ pid, name }, at) => {
     const after = cpuNs(pid);
@@ -154,7 +153,7 @@ async function run(front: 'http' | 'stdio', era: 'legacy' | 'modern'): Promise<v
     });
   const gateways: [string, string][] = [
     ['gateway', CLI],
-    ...COMPARE_CLIS.map((path): [string, string] => [compareLabel(path), path]),
+    ...COMPARE_CLIS.map(({ label, cli }): [string, string] => [label, cli]),
   ];
   const targets: Target[] = [];
   if (front === 'http') {

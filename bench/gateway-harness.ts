@@ -63,10 +63,19 @@ export function median(values: readonly number[]): number {
   return quantile(values, 0.5);
 }
 
-/** One tools/call through `client`, with nothing stripped from the result. */
-export function callEcho(client: Client, tool: string, index: number): Promise<unknown> {
+/** Calls made by this process so far. */
+let sent = 0;
+
+/**
+ * One tools/call through `client`, with nothing stripped from the result. Every call of the
+ * run has arguments of its own: the echo tool is read-only, and a repeated call would be
+ * answered from the gateway's result cache without reaching the server (a direct server or
+ * a relay has no such cache), which made the gateway look faster than it is.
+ */
+export function callEcho(client: Client, tool: string): Promise<unknown> {
+  sent += 1;
   return client.request(
-    { method: 'tools/call', params: { name: tool, arguments: { text: `x${index}` } } },
+    { method: 'tools/call', params: { name: tool, arguments: { text: `x${sent}` } } },
     LOOSE,
   );
 }
@@ -186,4 +195,15 @@ export function startServer(args: string[]): Promise<{ child: ChildProcess; url:
       reject(new Error(`server exited: ${text}`));
     });
   });
+}
+
+/**
+ * Other builds' gateways to measure beside this one, from `COMPARE_CLI` (paths to their
+ * `dist/cli/main.js`, separated by commas), each with a short label: its checkout's directory.
+ */
+export function compareClis(): { readonly label: string; readonly cli: string }[] {
+  return (process.env['COMPARE_CLI'] ?? '')
+    .split(',')
+    .filter((path) => path !== '')
+    .map((cli) => ({ label: `gw ${cli.split('/').slice(-4, -3).join('')}`.slice(0, 22), cli }));
 }

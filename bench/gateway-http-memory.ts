@@ -37,6 +37,7 @@ import {
   requireBuild,
   startServer,
   writeConfig,
+  compareClis,
 } from './gateway-harness.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
@@ -47,12 +48,7 @@ const SAMPLE_MS = 100;
 const SETTLE_MS = 2_000;
 /** `GATEWAY_FLAGS="--trace-gc …"`: node options for every gateway under test (not its store process). */
 const GATEWAY_FLAGS = (process.env['GATEWAY_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
-const COMPARE_CLIS = (process.env['COMPARE_CLI'] ?? '').split(',').filter((path) => path !== '');
-
-/** A short label for another build: its checkout's directory (`…/<checkout>/dist/cli/main.js`). */
-function compareLabel(path: string): string {
-  return `gw ${path.split('/').slice(-4, -3).join('')}`.slice(0, 22);
-}
+const COMPARE_CLIS = compareClis();
 
 /** VmRSS and VmHWM of one process in MiB (both 0 once it is gone). */
 function memory(pid: number): { rss: number; hwm: number } {
@@ -183,7 +179,7 @@ async function underLoad(setup: Setup, config: string): Promise<void> {
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
-      while (next < CALLS) await callEcho(client, 'echo_echo', next++);
+      while (next++ < CALLS) await callEcho(client, 'echo_echo');
     }),
   );
   setup.rate.push(CALLS / ((performance.now() - started) / 1000));
@@ -237,10 +233,7 @@ process.removeAllListeners('warning');
 console.log(
   `gateway + store process memory: ${machine()}, ${ROUNDS} rounds; load: ${CLIENTS} HTTP clients (half sessions, half stateless), ${CALLS} calls; medians over rounds (MiB)`,
 );
-const setups: Setup[] = [
-  { label: 'gateway', cli: CLI },
-  ...COMPARE_CLIS.map((cli) => ({ label: compareLabel(cli), cli })),
-].map((base) => ({
+const setups: Setup[] = [{ label: 'gateway', cli: CLI }, ...COMPARE_CLIS].map((base) => ({
   ...base,
   firstStartMs: [],
   first: [],

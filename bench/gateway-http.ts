@@ -30,19 +30,16 @@ import {
   startServer,
   throughput,
   writeConfig,
+  compareClis,
 } from './gateway-harness.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CALLS = Number(process.env['CALLS'] ?? 800);
 const WARMUP = 200;
-const COMPARE_CLIS = (process.env['COMPARE_CLI'] ?? '').split(',').filter((path) => path !== '');
+const COMPARE_CLIS = compareClis();
 /** `SDK_PATH=0` leaves out the gateway with every request through the SDK (a shorter run). */
 const SDK_PATH = process.env['SDK_PATH'] !== '0';
 
-/** A short label for another build: its checkout's directory (`…/<checkout>/dist/cli/main.js`). */
-function compareLabel(path: string): string {
-  return `gw ${path.split('/').slice(-4, -3).join('')}`.slice(0, 22);
-}
 const BURST = 2000;
 
 interface Setup {
@@ -82,11 +79,11 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       'echo_echo',
     ),
     ...(await Promise.all(
-      COMPARE_CLIS.map((COMPARE) =>
+      COMPARE_CLIS.map(({ label, cli }) =>
         open(
-          compareLabel(COMPARE),
+          label,
           auto,
-          [COMPARE, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
+          [cli, 'serve', '--config', config(), '--http', '127.0.0.1:0', '--no-auth'],
           'echo_echo',
         ),
       ),
@@ -113,7 +110,7 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
   ];
   for (let round = 0; round < ROUNDS; round++) {
     for (const setup of setups) {
-      const call = (index: number) => callEcho(setup.client, setup.tool, index);
+      const call = () => callEcho(setup.client, setup.tool);
       const times = await sequential(call, CALLS, WARMUP);
       setup.p50.push(quantile(times, 0.5));
       setup.p99.push(quantile(times, 0.99));

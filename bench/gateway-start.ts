@@ -134,7 +134,7 @@ async function memory(): Promise<void> {
   console.log(`\nmemory (10 servers, 1,000 tools; RSS):`);
   console.log(line('  after the first start'));
   for (let index = 0; index < 5000; index++)
-    await callEcho(client, `s${index % 10}_t_get_user_${(index % 10) * 100}`, index);
+    await callEcho(client, `s${index % 10}_t_get_user_${(index % 10) * 100}`);
   console.log(line('  after 5,000 calls'));
   sampling = false;
   await sampler;

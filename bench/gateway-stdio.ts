@@ -36,19 +36,16 @@ import {
   storeProcessOf,
   throughput,
   writeConfig,
+  compareClis,
 } from './gateway-harness.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CALLS = Number(process.env['CALLS'] ?? 1500);
 const WARMUP = 300;
-const COMPARE_CLIS = (process.env['COMPARE_CLI'] ?? '').split(',').filter((path) => path !== '');
+const COMPARE_CLIS = compareClis();
 /** `SDK_PATH=0` leaves out the gateway with every request through the SDK (a shorter run). */
 const SDK_PATH = process.env['SDK_PATH'] !== '0';
 
-/** A short label for another build: its checkout's directory (`…/<checkout>/dist/cli/main.js`). */
-function compareLabel(path: string): string {
-  return `gw ${path.split('/').slice(-4, -3).join('')}`.slice(0, 22);
-}
 const BURST = 4000;
 
 interface Setup {
@@ -104,8 +101,8 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
     ),
     await open('gateway', auto, [CLI, 'serve', '--config', config()], 'echo_echo'),
     ...(await Promise.all(
-      COMPARE_CLIS.map((COMPARE) =>
-        open(compareLabel(COMPARE), auto, [COMPARE, 'serve', '--config', config()], 'echo_echo'),
+      COMPARE_CLIS.map(({ label, cli }) =>
+        open(label, auto, [cli, 'serve', '--config', config()], 'echo_echo'),
       ),
     )),
     // The audit log's inserts take CPU (on the store's own thread) that 2 cores share with
@@ -129,7 +126,7 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
   ];
   for (let round = 0; round < ROUNDS; round++) {
     for (const setup of setups) {
-      const call = (index: number) => callEcho(setup.client, setup.tool, index);
+      const call = () => callEcho(setup.client, setup.tool);
       const times = await sequential(call, CALLS, WARMUP);
       setup.p50.push(quantile(times, 0.5));
       setup.p99.push(quantile(times, 0.99));
