@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as PGliteModule from '@electric-sql/pglite';
-import { STORE_ENV, STORE_NODE_FLAGS } from './pglite-worker.js';
+import { STDERR_TAIL_CHARS, STORE_ENV, STORE_NODE_FLAGS } from './pglite-worker.js';
 
 // Named by a variable, as in pglite.ts: loaded only when a template is made.
 const PGLITE_MODULE = '@electric-sql/pglite';
@@ -104,7 +104,7 @@ function runUnpacker(execPath: string, template: string, into: string): Promise<
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-2_000);
+      stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
     });
     child.once('error', reject);
     child.once('close', (code, signal) => {

@@ -186,7 +186,7 @@ class WorkerQueryError extends Error {
 const CLOSE_TIMEOUT_MS = 10_000;
 
 /** How much of the store process's stderr its end's message keeps (its last characters). */
-const STDERR_TAIL_CHARS = 2_000;
+export const STDERR_TAIL_CHARS = 2_000;
 
 /** What {@link PgliteWorker} needs of a thread or a child process. */
 interface Host {
