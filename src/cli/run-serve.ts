@@ -10,6 +10,9 @@ import type { StdioFront } from '../front/stdio.js';
 import { serveFrontStdio } from '../front/stdio.js';
 import { DeferredStore } from '../store/deferred.js';
 import { RemoteStore } from '../store/remote.js';
+import type { SnapshotReads } from '../store/snapshot.js';
+import { StartReads, loadSnapshot, saveSnapshot } from '../store/snapshot.js';
+import type { Store } from '../store/store.js';
 import { storeOptionsFrom } from '../store/store.js';
 import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
@@ -123,7 +126,7 @@ async function serve(
   let admin: AdminServer | undefined;
   // The CLI checks tools it is told about against this gateway's catalog, once it has one.
   const catalog: { of?: () => AdminCatalog } = {};
-  const opening = (async () => {
+  const open = async (): Promise<Store> => {
     const opened = await openStoreForCli({
       store: storeSpec,
       dataDir: loaded.dataDir,
@@ -131,11 +134,25 @@ async function serve(
     });
     if (opened instanceof RemoteStore) say(`store: ${opened.location}`);
     return opened;
-  })();
+  };
+  // What the last gateway on this embedded store left for the first listing to read while
+  // PGlite opens (see store/snapshot.ts); with it, the store opens once the servers are up,
+  // or sooner if something needs it, so that it does not compete with them.
+  const startReads =
+    target.kind === 'pglite' ? new StartReads(loadSnapshot(target.dataDir, VERSION)) : undefined;
+  const lazy = startReads?.hasSnapshot === true;
+  const store = new DeferredStore(
+    target.kind,
+    target.kind === 'pglite' ? target.dataDir : 'the PostgreSQL store (connecting)',
+    open,
+    { ...(startReads === undefined ? {} : { startReads }), onWarning: (m) => say(`store: ${m}`) },
+  );
+  if (!lazy) store.open();
+  else say(`store: first listing from the last run's snapshot; the store opens after the servers`);
   // Started beside the first reads of the store, not before them: loading the HTTP stack it
   // needs took 100-250 ms off the first listing's path when 10 servers start at once. Until
   // it is up, the CLI waits for it (`openStoreForCli`, up to 10 s).
-  const adminStarting = opening.then(
+  const adminStarting = store.opened.then(
     async (opened) => {
       if (opened.kind !== 'pglite' || opened instanceof RemoteStore) return;
       try {
@@ -149,11 +166,6 @@ async function serve(
       }
     },
     () => undefined,
-  );
-  const store = new DeferredStore(
-    target.kind,
-    target.kind === 'pglite' ? target.dataDir : 'the PostgreSQL store (connecting)',
-    opening,
   );
   // Where a person decides a waiting call, for the log line that announces it: the CLI on
   // this config (and data directory), and the dashboard once HTTP serves it.
@@ -210,7 +222,16 @@ async function serve(
       // The admin endpoint starts once the store is open: let an open under way finish.
       await adminStarting;
       await admin?.close();
+      // Read before the store closes, saved once it has (the snapshot names its last state).
+      const reads = await snapshotOf(store, startReads);
       await store.close();
+      if (reads !== undefined && target.kind === 'pglite') {
+        try {
+          saveSnapshot(target.dataDir, VERSION, reads);
+        } catch (error) {
+          say(`store: could not save the start snapshot: ${messageFor(error)}`);
+        }
+      }
     })();
     return shuttingDown;
   };
@@ -283,6 +304,7 @@ async function serve(
   );
   const failed = started.then(
     () => {
+      store.open();
       const servers = gateway.servers.all();
       const up = servers.filter((server) => server.status.state === 'up').length;
       say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);
@@ -304,6 +326,19 @@ async function serve(
   setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
   if (stdio !== undefined) process.stdin.destroy();
   if (typeof why !== 'string') throw why;
+}
+
+/**
+ * What to keep for the next start of a gateway on this embedded store: nothing if it was
+ * never opened (the last snapshot still holds) or is another gateway's (reached through it).
+ */
+async function snapshotOf(
+  store: DeferredStore,
+  reads: StartReads | undefined,
+): Promise<SnapshotReads | undefined> {
+  const opened = store.current;
+  if (reads === undefined || opened === undefined || opened instanceof RemoteStore) return;
+  return reads.snapshot(opened).catch(() => undefined);
 }
 
 /** A word a POSIX shell reads back as itself (single-quoted when it needs to be). */

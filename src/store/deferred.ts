@@ -6,6 +6,7 @@
  * audit log) waits for it, and nothing else does.
  */
 import type { Store } from './interface.js';
+import type { StartReads } from './snapshot.js';
 import type { StoreKind, StoreListener } from './types.js';
 
 /** The asynchronous methods of {@link Store}, all forwarded alike. */
@@ -16,10 +17,25 @@ type Forwarded = Exclude<
   'withOAuthLock'
 >;
 
+/** Options of {@link DeferredStore}. */
+export interface DeferredStoreOptions {
+  /**
+   * The reads a start needs, answered from a snapshot while the store opens and kept for the
+   * next one; when the store is open, the snapshot's answers are checked, and listeners get
+   * a `resync` if one was wrong.
+   */
+  readonly startReads?: StartReads;
+  /** Told when a snapshot's answer was not the store's. */
+  readonly onWarning?: (message: string) => void;
+}
+
 /**
  * A {@link Store} over one being opened. `kind` and `location` are known before the open
  * ends (the location is the opened store's once it is there). A failed open fails every
  * call with the open's own error; `close` then has nothing to close.
+ *
+ * Given a function rather than a promise, the store opens lazily: on {@link open}, or with
+ * the first call that needs it.
  */
 export class DeferredStore implements Store {
   readonly kind: StoreKind;
@@ -27,22 +43,57 @@ export class DeferredStore implements Store {
   readonly opened: Promise<Store>;
   #store: Store | undefined;
   #location: string;
+  /** Starts a lazy open; undefined once started (or for an open given as a promise). */
+  #begin: (() => void) | undefined;
+  readonly #reads: StartReads | undefined;
   /** Each `watch` made, with the opened store's unsubscribe once there is one. */
   #watches = new Set<{ readonly listener: StoreListener; unsubscribe: () => void }>();
   #closed = false;
 
-  constructor(kind: StoreKind, location: string, opening: Promise<Store>) {
+  constructor(
+    kind: StoreKind,
+    location: string,
+    opening: Promise<Store> | (() => Promise<Store>),
+    options: DeferredStoreOptions = {},
+  ) {
     this.kind = kind;
     this.#location = location;
-    this.opened = opening.then((store) => {
+    this.#reads = options.startReads;
+    const begun =
+      typeof opening === 'function'
+        ? new Promise<Store>((resolve, reject) => {
+            this.#begin = () => {
+              this.#begin = undefined;
+              opening().then(resolve, reject);
+            };
+          })
+        : opening;
+    this.opened = begun.then((store) => {
       this.#store = store;
       this.#location = store.location;
       // Listeners registered while opening are attached to the opened store.
       for (const watch of this.#watches) watch.unsubscribe = store.watch(watch.listener);
+      const reads = this.#reads;
+      if (reads !== undefined) {
+        store.watch((event) => reads.heard(event));
+        reads.confirm(store).then(
+          (same) => {
+            if (same) return;
+            options.onWarning?.('the start snapshot differed from the store; everything is reread');
+            for (const watch of this.#watches) watch.listener({ kind: 'resync' });
+          },
+          () => undefined,
+        );
+      }
       return store;
     });
     // The failure is reported by each call that waits, and by whoever awaits `opened`.
     this.opened.catch(() => undefined);
+  }
+
+  /** Starts a lazy open now; nothing if the open has begun. */
+  open(): void {
+    this.#begin?.();
   }
 
   get location(): string {
@@ -55,8 +106,16 @@ export class DeferredStore implements Store {
   }
 
   async #call<K extends Forwarded>(name: K, args: Parameters<Store[K]>): Promise<unknown> {
+    const key = this.#reads?.keyOf(name, args);
+    if (key !== undefined && this.#store === undefined) {
+      const early = this.#reads?.early(key);
+      if (early !== undefined) return early.value;
+    }
+    this.#begin?.();
     const store = this.#store ?? (await this.opened);
-    return (store[name] as (...a: Parameters<Store[K]>) => Promise<unknown>)(...args);
+    const value = await (store[name] as (...a: Parameters<Store[K]>) => Promise<unknown>)(...args);
+    if (key !== undefined) this.#reads?.answered(key, value);
+    return value;
   }
 
   listToolsets: Store['listToolsets'] = (...a) => this.#forward('listToolsets', a);
@@ -100,6 +159,7 @@ export class DeferredStore implements Store {
   acquireOAuthLock: Store['acquireOAuthLock'] = (...a) => this.#forward('acquireOAuthLock', a);
   releaseOAuthLock: Store['releaseOAuthLock'] = (...a) => this.#forward('releaseOAuthLock', a);
   async withOAuthLock<T>(server: string, principal: string, fn: () => Promise<T>): Promise<T> {
+    this.#begin?.();
     const store = this.#store ?? (await this.opened);
     return store.withOAuthLock(server, principal, fn);
   }
@@ -125,6 +185,8 @@ export class DeferredStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // A lazy open never begun has nothing to close.
+    if (this.#begin !== undefined) return;
     const store = await this.opened.catch(() => undefined);
     await store?.close();
   }

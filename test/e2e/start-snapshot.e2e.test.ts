@@ -1,0 +1,98 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { SNAPSHOT_FILE } from '../../src/store/snapshot.js';
+import { runCli } from '../helpers/cli.js';
+import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
+import { connectStdio, rawListTools } from '../helpers/gateway.js';
+
+const SNAPSHOT_USED = /first listing from the last run's snapshot/;
+
+/** One run of the gateway over stdio: the `add` tool's title, and what it said on stderr. */
+async function run(config: string): Promise<{ title: unknown; stderr: string }> {
+  const { client, transport, stderr } = await connectStdio(config, 'v2-legacy');
+  try {
+    const tools = await rawListTools(client);
+    const add = tools.find((tool) => tool['name'] === 'echo_add');
+    expect(add).toBeDefined();
+    return { title: (add?.['annotations'] as Record<string, unknown>)['title'], stderr: stderr() };
+  } finally {
+    const pid = transport.pid;
+    await client.close();
+    // The snapshot is written as the gateway exits.
+    await expect.poll(() => pid === null || !isAlive(pid), { timeout: 10_000 }).toBe(true);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// A gateway on the embedded store answers its first listing's store reads from what the last
+// run left, and opens the store once its servers are up; anything that has opened the
+// database since (the CLI) makes it wait for the store instead.
+describe('the start snapshot', () => {
+  it('serves the next start, and is passed over once the CLI has changed the store', async () => {
+    const dir = scratchDir();
+    const config = writeConfig(dir, { echo: fixtureServer('echo') });
+    const first = await run(config);
+    expect(first.stderr).not.toMatch(SNAPSHOT_USED);
+    expect(existsSync(join(dir, 'data', SNAPSHOT_FILE))).toBe(true);
+
+    const second = await run(config);
+    expect(second.stderr).toMatch(SNAPSHOT_USED);
+    expect(second.title).toEqual(first.title);
+
+    const set = await runCli(['override', 'set', 'echo.add', 'title=Sum', '--config', config]);
+    expect(set.code).toBe(0);
+    const third = await run(config);
+    expect(third.stderr).not.toMatch(SNAPSHOT_USED);
+    expect(third.title).toBe('Sum');
+
+    // The third run left a snapshot of the store with the override.
+    const fourth = await run(config);
+    expect(fourth.stderr).toMatch(SNAPSHOT_USED);
+    expect(fourth.title).toBe('Sum');
+  }, 120_000);
+
+  it('corrects a first listing the store contradicts, with list_changed', async () => {
+    const dir = scratchDir();
+    const config = writeConfig(dir, { echo: fixtureServer('echo') });
+    expect(
+      (await runCli(['override', 'set', 'echo.add', 'title=Sum', '--config', config])).code,
+    ).toBe(0);
+    expect((await run(config)).title).toBe('Sum');
+    // The snapshot, under the database's true stamp, now says there are no overrides.
+    const path = join(dir, 'data', SNAPSHOT_FILE);
+    const file = deserialize(readFileSync(path)) as { reads: Map<string, unknown> };
+    file.reads.set('getGlobalOverrides[]', []);
+    writeFileSync(path, serialize(file));
+
+    const { client, stderr } = await connectStdio(config, 'v2-legacy');
+    try {
+      const titleOfAdd = async () =>
+        (
+          (await rawListTools(client)).find((tool) => tool['name'] === 'echo_add')?.[
+            'annotations'
+          ] as Record<string, unknown>
+        )['title'];
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        changed++;
+      });
+      expect(stderr()).toMatch(SNAPSHOT_USED);
+      expect(await titleOfAdd()).not.toBe('Sum');
+      await expect.poll(titleOfAdd, { timeout: 15_000 }).toBe('Sum');
+      expect(changed).toBeGreaterThan(0);
+      expect(stderr()).toMatch(/snapshot differed from the store/);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
