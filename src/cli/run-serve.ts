@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Hono } from 'hono';
 import { PrincipalDirectory } from '../gateway/access.js';
 import { createGateway } from '../gateway/gateway.js';
+import { endEarly } from '../downstream/launch.js';
 import type { AdminCatalog, AdminServer } from '../http/admin.js';
 import type { HttpListener } from '../http/listen.js';
 import type { McpEndpoint } from '../front/http-endpoint.js';
@@ -45,11 +46,9 @@ export interface ServeOptions {
  * once, the stdio and/or HTTP fronts, then every server's process group ended. Status lines
  * go to stderr and, once the data directory is known, to `<dataDir>/logs/gateway.log`.
  */
-export async function runServe(options: ServeOptions): Promise<void> {
-  const loaded = await loadCliConfig(options.config, {
-    documents: true,
-    dataDir: options.dataDir,
-  });
+export async function runServe(options: ServeOptions, config?: LoadedConfig): Promise<void> {
+  const loaded =
+    config ?? (await loadCliConfig(options.config, { documents: true, dataDir: options.dataDir }));
   const statusLog = openStatusLog(loaded.dataDir, {
     onError: (message) => process.stderr.write(`hintgate: ${message}\n`),
   });
@@ -215,6 +214,7 @@ async function serve(
   const shutdown = (why: string): Promise<void> => {
     shuttingDown ??= (async () => {
       say(`shutting down (${why})`);
+      endEarly();
       await stdio?.close();
       await endpoint?.close();
       await listener?.close();
@@ -278,6 +278,7 @@ async function serve(
       say(`dashboard at ${dashboardAt}`);
     }
   } catch (error) {
+    endEarly();
     await gateway.close();
     // The start still loading the toolsets would otherwise read a store closed under it.
     await started.catch(() => undefined);
@@ -304,6 +305,8 @@ async function serve(
   );
   const failed = started.then(
     () => {
+      // Every server has had its try: a process started early for none of them is ended.
+      endEarly();
       store.open();
       const servers = gateway.servers.all();
       const up = servers.filter((server) => server.status.state === 'up').length;

@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, createWriteStream, mkdirSync, openSync } from 'node:fs';
 import { redactCommandLine } from '../core/util/redact.js';
 import type { WriteStream } from 'node:fs';
@@ -16,34 +15,7 @@ import {
   unregisterGroup,
   waitForGroupExit,
 } from './process-group.js';
-
-/** Variables a spawned server inherits from the gateway; everything else must be configured. */
-const INHERITED_ENV = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'TERM',
-  'TMPDIR',
-  'TEMP',
-  'TMP',
-  'LANG',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TZ',
-  'XDG_CONFIG_HOME',
-  'XDG_CACHE_HOME',
-  'XDG_DATA_HOME',
-  'npm_config_cache',
-  'SYSTEMROOT',
-  'APPDATA',
-  'LOCALAPPDATA',
-  'PROGRAMFILES',
-  'USERPROFILE',
-  'COMSPEC',
-  'PATHEXT',
-];
+import { serverEnvironment, spawnServer, takeEarly } from './launch.js';
 
 /** Lines of stdout that are not JSON-RPC tolerated before the connection is failed. */
 export const DEFAULT_MAX_GARBAGE_LINES = 20;
@@ -157,16 +129,18 @@ export class ChildProcessTransport implements Transport {
     this.log = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
     this.log.on('error', () => undefined);
     this.note(`starting: ${redactCommandLine([command, ...args])}`);
+    const launch = {
+      command,
+      args,
+      cwd,
+      env: serverEnvironment(this.options.baseEnv ?? process.env, this.options.env),
+    };
     return new Promise((resolve, reject) => {
+      // The process `hintgate serve` started for this server while loading, if it is this one.
+      const adopted = takeEarly(this.options.server, launch);
       let child: ChildProcess;
       try {
-        child = spawn(command, [...args], {
-          cwd,
-          env: this.environment(),
-          stdio: ['pipe', 'pipe', 'pipe'],
-          detached: true,
-          windowsHide: true,
-        });
+        child = adopted ?? spawnServer(launch);
       } catch (error) {
         reject(this.spawnFailure(error));
         return;
@@ -180,10 +154,12 @@ export class ChildProcessTransport implements Transport {
         }
         this.onerror?.(error);
       });
-      child.once('spawn', () => {
+      const spawned = (): void => {
         if (child.pid !== undefined) registerGroup(child.pid);
         resolve();
-      });
+      };
+      if (adopted === undefined) child.once('spawn', spawned);
+      else spawned();
       child.once('exit', (code, signal) => {
         this.note(`exited (${signal ?? `code ${String(code)}`})`);
         this.finish({
@@ -205,16 +181,6 @@ export class ChildProcessTransport implements Transport {
         this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
       });
     });
-  }
-
-  private environment(): Record<string, string> {
-    const base = this.options.baseEnv ?? process.env;
-    const env: Record<string, string> = {};
-    for (const key of INHERITED_ENV) {
-      const value = base[key];
-      if (value !== undefined) env[key] = value;
-    }
-    return { ...env, ...this.options.env };
   }
 
   private spawnFailure(error: unknown): DownstreamError {

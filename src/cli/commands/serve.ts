@@ -36,8 +36,16 @@ export function registerServe(program: Command): void {
     )
     .option('--no-fast-path', 'answer every request through the SDK (slower; for comparison)')
     .action(async (options: ServeOptions) => {
+      const { loadCliConfig } = await import('../config-file.js');
+      const loaded = await loadCliConfig(options.config, {
+        documents: true,
+        dataDir: options.dataDir,
+      });
+      // The stdio servers start while the gateway loads (see downstream/launch.ts).
+      const { earlyLaunches, startEarly } = await import('../../downstream/launch.js');
+      startEarly(earlyLaunches(loaded.config, process.env));
       // Loaded on use: other commands start without the gateway and the SDKs.
       const { runServe } = await import('../run-serve.js');
-      await runServe(options);
+      await runServe(options, loaded);
     });
 }
