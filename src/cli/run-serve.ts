@@ -11,10 +11,11 @@ import type { StdioFront } from '../front/stdio.js';
 import { serveFrontStdio } from '../front/stdio.js';
 import { DeferredStore } from '../store/deferred.js';
 import { RemoteStore } from '../store/remote.js';
-import type { SnapshotReads } from '../store/snapshot.js';
 import { StartReads, loadSnapshot, saveSnapshot } from '../store/snapshot.js';
 import type { Store } from '../store/store.js';
-import { storeOptionsFrom } from '../store/store.js';
+import { openStore, storeOptionsFrom } from '../store/store.js';
+import type { HeldLock } from '../store/lock.js';
+import { acquireLock } from '../store/lock.js';
 import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { messageFor } from './exit.js';
@@ -125,29 +126,37 @@ async function serve(
   let admin: AdminServer | undefined;
   // The CLI checks tools it is told about against this gateway's catalog, once it has one.
   const catalog: { of?: () => AdminCatalog } = {};
+  const onWarning = (message: string): void => say(`store: ${message}`);
+  // What the last gateway on this embedded store left for the first listing to read while
+  // PGlite opens (see store/snapshot.ts). With it, the store opens once the servers are up
+  // (or sooner if something needs it, and at the latest after LAZY_OPEN_MS), so that it does
+  // not compete with them; the data directory is held from now on all the same, and the CLI
+  // waits for the admin endpoint as it would for any gateway starting.
+  const startReads =
+    target.kind === 'pglite' ? new StartReads(loadSnapshot(target.dataDir, VERSION)) : undefined;
+  const heldLock =
+    target.kind === 'pglite' && startReads?.hasSnapshot === true
+      ? holdDataDir(target.dataDir, onWarning)
+      : undefined;
   const open = async (): Promise<Store> => {
-    const opened = await openStoreForCli({
-      store: storeSpec,
-      dataDir: loaded.dataDir,
-      onWarning: (message) => say(`store: ${message}`),
-    });
+    if (heldLock !== undefined && target.kind === 'pglite') {
+      return openStore({ ...target, lock: heldLock, onWarning });
+    }
+    const opened = await openStoreForCli({ store: storeSpec, dataDir: loaded.dataDir, onWarning });
     if (opened instanceof RemoteStore) say(`store: ${opened.location}`);
     return opened;
   };
-  // What the last gateway on this embedded store left for the first listing to read while
-  // PGlite opens (see store/snapshot.ts); with it, the store opens once the servers are up,
-  // or sooner if something needs it, so that it does not compete with them.
-  const startReads =
-    target.kind === 'pglite' ? new StartReads(loadSnapshot(target.dataDir, VERSION)) : undefined;
-  const lazy = startReads?.hasSnapshot === true;
   const store = new DeferredStore(
     target.kind,
     target.kind === 'pglite' ? target.dataDir : 'the PostgreSQL store (connecting)',
     open,
-    { ...(startReads === undefined ? {} : { startReads }), onWarning: (m) => say(`store: ${m}`) },
+    { ...(startReads === undefined ? {} : { startReads }), onWarning },
   );
-  if (!lazy) store.open();
-  else say(`store: first listing from the last run's snapshot; the store opens after the servers`);
+  if (heldLock === undefined) store.open();
+  else {
+    say(`store: first listing from the last run's snapshot; the store opens after the servers`);
+    setTimeout(() => store.open(), LAZY_OPEN_MS).unref();
+  }
   // Started beside the first reads of the store, not before them: loading the HTTP stack it
   // needs took 100-250 ms off the first listing's path when 10 servers start at once. Until
   // it is up, the CLI waits for it (`openStoreForCli`, up to 10 s).
@@ -219,21 +228,32 @@ async function serve(
       await endpoint?.close();
       await listener?.close();
       await gateway.close();
-      // The admin endpoint starts once the store is open: let an open under way finish.
-      await adminStarting;
-      await admin?.close();
-      // Read before the store closes, saved once it has (the snapshot names its last state).
-      const reads = await snapshotOf(store, startReads);
-      await store.close();
-      if (reads !== undefined && target.kind === 'pglite') {
-        try {
-          saveSnapshot(target.dataDir, VERSION, reads);
-        } catch (error) {
-          say(`store: could not save the start snapshot: ${messageFor(error)}`);
-        }
-      }
+      await closeStore();
     })();
     return shuttingDown;
+  };
+  /** Closes the store, after the admin endpoint; keeps what the next start reads. */
+  const closeStore = async (): Promise<void> => {
+    // A lazy store never opened is closed first: that ends the wait of the admin endpoint.
+    if (!store.begun) await store.close();
+    // The admin endpoint starts once the store is open: let an open under way finish.
+    await adminStarting;
+    await admin?.close();
+    const opened = store.current;
+    const local =
+      target.kind === 'pglite' && opened !== undefined && !(opened instanceof RemoteStore);
+    // Read before the store closes, saved once it has (the snapshot names its last state),
+    // unless something may have changed them meanwhile (a request still being handled).
+    const changes = startReads?.changes;
+    const reads = local ? await startReads?.snapshot(opened).catch(() => undefined) : undefined;
+    await store.close();
+    heldLock?.release();
+    if (!local) return;
+    try {
+      saveSnapshot(target.dataDir, VERSION, startReads?.changes === changes ? reads : undefined);
+    } catch (error) {
+      say(`store: could not save the start snapshot: ${messageFor(error)}`);
+    }
   };
   const ended = new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -282,9 +302,7 @@ async function serve(
     await gateway.close();
     // The start still loading the toolsets would otherwise read a store closed under it.
     await started.catch(() => undefined);
-    await adminStarting;
-    await admin?.close();
-    await store.close();
+    await closeStore();
     throw error;
   }
   if (useStdio) {
@@ -331,17 +349,19 @@ async function serve(
   if (typeof why !== 'string') throw why;
 }
 
+/** At most this long after start, a lazily opened store opens (servers still starting). */
+const LAZY_OPEN_MS = 2_000;
+
 /**
- * What to keep for the next start of a gateway on this embedded store: nothing if it was
- * never opened (the last snapshot still holds) or is another gateway's (reached through it).
+ * The data directory's lock, taken now for a store to be opened later; undefined if another
+ * process holds it (the store is then reached as usual, through that gateway).
  */
-async function snapshotOf(
-  store: DeferredStore,
-  reads: StartReads | undefined,
-): Promise<SnapshotReads | undefined> {
-  const opened = store.current;
-  if (reads === undefined || opened === undefined || opened instanceof RemoteStore) return;
-  return reads.snapshot(opened).catch(() => undefined);
+function holdDataDir(dataDir: string, onWarning: (message: string) => void): HeldLock | undefined {
+  try {
+    return acquireLock(dataDir, { onWarning });
+  } catch {
+    return undefined;
+  }
 }
 
 /** A word a POSIX shell reads back as itself (single-quoted when it needs to be). */

@@ -45,6 +45,8 @@ export class DeferredStore implements Store {
   #location: string;
   /** Starts a lazy open; undefined once started (or for an open given as a promise). */
   #begin: (() => void) | undefined;
+  /** Settles a lazy open never begun, at close. */
+  #abandon: (() => void) | undefined;
   readonly #reads: StartReads | undefined;
   /** Each `watch` made, with the opened store's unsubscribe once there is one. */
   #watches = new Set<{ readonly listener: StoreListener; unsubscribe: () => void }>();
@@ -66,6 +68,10 @@ export class DeferredStore implements Store {
               this.#begin = undefined;
               opening().then(resolve, reject);
             };
+            this.#abandon = () => {
+              this.#begin = undefined;
+              reject(new Error('the store was closed before it was opened'));
+            };
           })
         : opening;
     this.opened = begun.then((store) => {
@@ -76,7 +82,7 @@ export class DeferredStore implements Store {
       const reads = this.#reads;
       if (reads !== undefined) {
         store.watch((event) => reads.heard(event));
-        reads.confirm(store).then(
+        reads.confirmOn(store).then(
           (same) => {
             if (same) return;
             options.onWarning?.('the start snapshot differed from the store; everything is reread');
@@ -94,6 +100,11 @@ export class DeferredStore implements Store {
   /** Starts a lazy open now; nothing if the open has begun. */
   open(): void {
     this.#begin?.();
+  }
+
+  /** Whether the open has begun (a lazy one: once asked for). */
+  get begun(): boolean {
+    return this.#begin === undefined;
   }
 
   get location(): string {
@@ -185,8 +196,11 @@ export class DeferredStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // A lazy open never begun has nothing to close.
-    if (this.#begin !== undefined) return;
+    // A lazy open never begun has nothing to close; whoever waits for it is told it ended.
+    if (this.#begin !== undefined) {
+      this.#abandon?.();
+      return;
+    }
     const store = await this.opened.catch(() => undefined);
     await store?.close();
   }

@@ -35,6 +35,7 @@ import type {
   ToolsetMember,
   ToolsetSummary,
 } from './types.js';
+import type { HeldLock } from './lock.js';
 
 /** Options of {@link Store.unsetOverride}: the scope, and the fields to remove (all when absent). */
 export interface UnsetOverrideOptions extends OverrideScope {
@@ -235,6 +236,12 @@ export interface PgliteStoreOptions extends CommonStoreOptions {
    * file: the database is created as without one.
    */
   readonly template?: string;
+  /**
+   * The data directory's lock, taken by the caller before the open (a gateway that holds the
+   * directory while it starts without its store); the store releases it when it closes, or
+   * when the open fails. Default: taken by the open.
+   */
+  readonly lock?: HeldLock;
 }
 
 /** A PostgreSQL database, optionally in a schema of its own. */

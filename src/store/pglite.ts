@@ -105,7 +105,8 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
       { cause: error },
     );
   }
-  const lock = acquireLock(dataDir, options.onWarning ? { onWarning: options.onWarning } : {});
+  const lock =
+    options.lock ?? acquireLock(dataDir, options.onWarning ? { onWarning: options.onWarning } : {});
   let db: PgliteWorker | undefined;
   try {
     // PostgreSQL's default 128 MB of shared buffers would live in the store's memory;

@@ -22,6 +22,8 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import type { Store } from './interface.js';
+import type { HeldLock } from './lock.js';
+import { acquireLock } from './lock.js';
 import { PGLITE_DATABASE_DIR } from './pglite.js';
 import type { StoreEvent } from './types.js';
 
@@ -127,21 +129,39 @@ export function loadSnapshot(dataDir: string, version: string): SnapshotReads | 
 
 /**
  * Writes the snapshot of `reads` into the data directory `dataDir`, its store just closed.
- * Nothing is written (and an earlier snapshot is removed) unless the database was shut down
- * cleanly; returns whether it was written.
+ * Nothing is written, and an earlier snapshot is removed, without `reads` (they could not be
+ * taken, or changed after) or unless the database was shut down cleanly and nothing else
+ * holds the directory; returns whether it was written.
  */
-export function saveSnapshot(dataDir: string, version: string, reads: SnapshotReads): boolean {
+export function saveSnapshot(
+  dataDir: string,
+  version: string,
+  reads: SnapshotReads | undefined,
+): boolean {
   const path = join(dataDir, SNAPSHOT_FILE);
-  const stamp = cleanStamp(dataDir);
-  if (stamp === undefined) {
+  // Under the data directory's lock, so that nothing opens the database between reading its
+  // control file and naming it (a process that holds the lock now: no snapshot).
+  let lock: HeldLock;
+  try {
+    lock = acquireLock(dataDir);
+  } catch {
     rmSync(path, { force: true });
     return false;
   }
-  const file: SnapshotFile = { format: FORMAT, version, stamp, reads: new Map(reads) };
-  const partial = `${path}.${process.pid}.tmp`;
-  writeFileSync(partial, serialize(file), { mode: 0o600 });
-  renameSync(partial, path);
-  return true;
+  try {
+    const stamp = cleanStamp(dataDir);
+    if (stamp === undefined || reads === undefined) {
+      rmSync(path, { force: true });
+      return false;
+    }
+    const file: SnapshotFile = { format: FORMAT, version, stamp, reads: new Map(reads) };
+    const partial = `${path}.${process.pid}.tmp`;
+    writeFileSync(partial, serialize(file), { mode: 0o600 });
+    renameSync(partial, path);
+    return true;
+  } finally {
+    lock.release();
+  }
 }
 
 /**
@@ -156,6 +176,10 @@ export class StartReads {
   readonly #early = new Set<string>();
   /** Whether a call or an event may have changed an answer since it was read. */
   #stale = false;
+  /** Counts the calls and events that may have changed an answer. */
+  #changes = 0;
+  /** The check of the snapshot's answers against the open store, once begun. */
+  #confirming: Promise<boolean> | undefined;
 
   constructor(private readonly saved: SnapshotReads | undefined) {}
 
@@ -167,8 +191,18 @@ export class StartReads {
   /** The key of a call if the snapshot keeps its answer; notes a call that may change them. */
   keyOf(method: string, args: readonly unknown[]): string | undefined {
     if (KEPT.has(method)) return readKey(method, args);
-    if (!UNRELATED.has(method)) this.#stale = true;
+    if (!UNRELATED.has(method)) this.#changed();
     return undefined;
+  }
+
+  /** How many calls and events so far may have changed an answer. */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  #changed(): void {
+    this.#stale = true;
+    this.#changes++;
   }
 
   /** The snapshot's answer to a read, for a store not open yet. */
@@ -187,28 +221,41 @@ export class StartReads {
 
   /** A store event: any but a decided approval or a login may change an answer. */
   heard(event: StoreEvent): void {
-    if (event.kind !== 'approval' && event.kind !== 'oauth') this.#stale = true;
+    if (event.kind !== 'approval' && event.kind !== 'oauth') this.#changed();
   }
 
   /**
    * Reads again from the open store what the snapshot answered; resolves with whether every
-   * answer was the same (when not, the answers are marked stale).
+   * answer was the same (when not, the answers are marked stale). Once per run.
    */
-  async confirm(store: Store): Promise<boolean> {
-    let same = true;
-    for (const key of this.#early) {
-      const fresh = await readAgain(store, key);
-      if (!isDeepStrictEqual(fresh, this.saved?.get(key))) {
-        same = false;
-        this.#stale = true;
+  confirmOn(store: Store): Promise<boolean> {
+    this.#confirming ??= (async () => {
+      let same = true;
+      for (const key of this.#early) {
+        const fresh = await readAgain(store, key);
+        if (!isDeepStrictEqual(fresh, this.saved?.get(key))) {
+          same = false;
+          this.#changed();
+        }
       }
-    }
-    return same;
+      return same;
+    })();
+    return this.#confirming;
   }
 
-  /** The answers to keep for the next start: read again from `store` if any may be stale. */
+  /**
+   * The answers to keep for the next start: read again from `store` if any may be stale, or
+   * if the snapshot's answers have not been checked (to the end) against it.
+   */
   async snapshot(store: Store): Promise<SnapshotReads> {
-    if (!this.#stale) return new Map(this.#answers);
+    const confirmed = await (this.#confirming ?? Promise.resolve(this.#early.size === 0)).catch(
+      () => false,
+    );
+    if (!confirmed || this.#stale) return this.#readAll(store);
+    return new Map(this.#answers);
+  }
+
+  async #readAll(store: Store): Promise<SnapshotReads> {
     const fresh = new Map<string, unknown>();
     for (const key of this.#answers.keys()) fresh.set(key, await readAgain(store, key));
     return fresh;

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE } from '../../src/store/snapshot.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
-import { connectStdio, rawListTools } from '../helpers/gateway.js';
+import { connectStdio, rawListTools, spawnGateway } from '../helpers/gateway.js';
 
 const SNAPSHOT_USED = /first listing from the last run's snapshot/;
 
@@ -94,5 +95,64 @@ describe('the start snapshot', () => {
     } finally {
       await client.close();
     }
+  }, 120_000);
+
+  it('holds the data directory while the store waits: a CLI change goes through the gateway', async () => {
+    const dir = scratchDir();
+    // A server slower than the longest wait of a lazy store (2 s): the store opens before it.
+    const config = writeConfig(dir, {
+      echo: fixtureServer('echo'),
+      slow: fixtureServer('generator', ['--tools', '2', '--delay-start', '4000'], {
+        era: 'legacy',
+      }),
+    });
+    await run(config);
+    const gateway = spawnGateway(['serve', '--config', config]);
+    try {
+      await gateway.waitForStderr(SNAPSHOT_USED);
+      // --strict checks the tool against the running gateway's catalog: it refuses without one.
+      const set = await runCli([
+        'override',
+        'set',
+        'echo.add',
+        'title=Sum',
+        '--strict',
+        '--config',
+        config,
+      ]);
+      expect(set.stderr).not.toMatch(/cannot be checked|not running|no gateway/i);
+      expect(set.code).toBe(0);
+      await gateway.waitForStderr(/server "slow" is up/);
+    } finally {
+      gateway.child.stdin?.end();
+      await gateway.exited;
+    }
+    // Saved at that gateway's shutdown, with the change.
+    const after = await run(config);
+    expect(after.stderr).toMatch(SNAPSHOT_USED);
+    expect(after.title).toBe('Sum');
+  }, 120_000);
+
+  it('ends a gateway that cannot listen with its reason before its store ever opened', async () => {
+    const dir = scratchDir();
+    const config = writeConfig(dir, { echo: fixtureServer('echo') });
+    await run(config);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const serve = await runCli(
+        ['serve', '--config', config, '--http', `127.0.0.1:${port}`, '--no-auth'],
+        { timeoutMs: 30_000 },
+      );
+      expect(serve.stderr).toMatch(SNAPSHOT_USED);
+      expect(serve.stderr).toMatch(/already in use/);
+      expect(serve.code).not.toBe(0);
+      expect(serve.code).not.toBe(null);
+    } finally {
+      taken.close();
+    }
+    // Nothing opened the store: the snapshot still serves.
+    expect((await run(config)).stderr).toMatch(SNAPSHOT_USED);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeferredStore } from '../../src/store/deferred.js';
+import { acquireLock } from '../../src/store/lock.js';
 import { SNAPSHOT_FILE, StartReads, loadSnapshot, saveSnapshot } from '../../src/store/snapshot.js';
 import type { Store } from '../../src/store/store.js';
 import { openStore } from '../../src/store/store.js';
@@ -75,6 +76,18 @@ describe('the start snapshot', () => {
     }
   });
 
+  it('is not taken while anything else holds the data directory', async () => {
+    const { dataDir } = await dataDirAfterOneRun();
+    dirs.push(dataDir);
+    const lock = acquireLock(dataDir);
+    try {
+      expect(saveSnapshot(dataDir, VERSION, new Map())).toBe(false);
+      expect(existsSync(join(dataDir, SNAPSHOT_FILE))).toBe(false);
+    } finally {
+      lock.release();
+    }
+  });
+
   it('answers kept reads without opening a lazy store; anything else opens it', async () => {
     const { dataDir } = await dataDirAfterOneRun();
     dirs.push(dataDir);
@@ -104,15 +117,24 @@ describe('the start snapshot', () => {
     }
   });
 
-  it('closes a lazy store never opened without opening it', async () => {
+  it('closes a lazy store never opened without opening it, ending every wait for it', async () => {
     const { dataDir } = await dataDirAfterOneRun();
     dirs.push(dataDir);
     let opens = 0;
-    const store = new DeferredStore('pglite', dataDir, () => {
-      opens++;
-      return openStore({ kind: 'pglite', dataDir });
-    });
+    const store = new DeferredStore(
+      'pglite',
+      dataDir,
+      () => {
+        opens++;
+        return openStore({ kind: 'pglite', dataDir });
+      },
+      { startReads: new StartReads(loadSnapshot(dataDir, VERSION)) },
+    );
+    expect(store.begun).toBe(false);
+    await store.listPins();
     await store.close();
+    await expect(store.opened).rejects.toThrow(/closed before it was opened/);
+    store.open();
     expect(opens).toBe(0);
     // Nothing opened the database: the snapshot still holds.
     expect(loadSnapshot(dataDir, VERSION)).toBeDefined();
@@ -191,6 +213,25 @@ describe('StartReads', () => {
     const { store, reads: count } = countingStore();
     expect((await reads.snapshot(store)).get('getDefaultToolset[]')).toBeUndefined();
     expect(count()).toBe(1);
+  });
+
+  it("reads the snapshot's answers again if they were not checked against the store", async () => {
+    const reads = new StartReads(new Map([['getDefaultToolset[]', { kind: 'none' }]]));
+    reads.early('getDefaultToolset[]');
+    const { store, reads: count } = countingStore();
+    expect((await reads.snapshot(store)).get('getDefaultToolset[]')).toBeUndefined();
+    expect(count()).toBe(1);
+  });
+
+  it('counts the calls and events that may change an answer', () => {
+    const reads = new StartReads(undefined);
+    reads.keyOf('listPins', []);
+    reads.keyOf('appendAudit', [[]]);
+    reads.heard({ kind: 'approval', id: 'a', status: 'approved' });
+    expect(reads.changes).toBe(0);
+    reads.keyOf('savePins', [[]]);
+    reads.heard({ kind: 'pins', server: 'echo' });
+    expect(reads.changes).toBe(2);
   });
 
   it('takes a read with its arguments left out and given as undefined for one', () => {
