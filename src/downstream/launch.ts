@@ -83,7 +83,10 @@ interface Early {
   readonly launch: Launch;
   readonly child: ChildProcess;
   spawned: boolean;
+  /** It exited, or could not start. */
   ended: boolean;
+  /** Given up: ended by hintgate, or to be once it has started. */
+  dropped: boolean;
 }
 
 /** Processes started early and not taken yet, by server name. */
@@ -121,10 +124,11 @@ export function startEarly(launches: ReadonlyMap<string, Launch>): void {
       // The transport starts it again and reports why it cannot.
       continue;
     }
-    const entry: Early = { launch, child, spawned: false, ended: false };
+    const entry: Early = { launch, child, spawned: false, ended: false, dropped: false };
     child.once('spawn', () => {
       entry.spawned = true;
-      if (child.pid !== undefined) registerGroup(child.pid);
+      if (entry.dropped) end(entry);
+      else if (child.pid !== undefined) registerGroup(child.pid);
     });
     child.once('error', () => (entry.ended = true));
     child.once('exit', () => (entry.ended = true));
@@ -157,9 +161,11 @@ export function endEarly(): void {
   early.clear();
 }
 
+/** Ends a process started early, and its group; one not started yet, once it has. */
 function end(entry: Early): void {
+  entry.dropped = true;
   const pid = entry.child.pid;
-  if (pid === undefined || entry.ended) return;
+  if (pid === undefined || entry.ended || !entry.spawned) return;
   signalGroup(pid, 'SIGKILL');
   unregisterGroup(pid);
 }

@@ -41,11 +41,26 @@ export function registerServe(program: Command): void {
         documents: true,
         dataDir: options.dataDir,
       });
-      // The stdio servers start while the gateway loads (see downstream/launch.ts).
-      const { earlyLaunches, startEarly } = await import('../../downstream/launch.js');
-      startEarly(earlyLaunches(loaded.config, process.env));
-      // Loaded on use: other commands start without the gateway and the SDKs.
-      const { runServe } = await import('../run-serve.js');
-      await runServe(options, loaded);
+      // The stdio servers start while the gateway loads (see downstream/launch.ts); whatever
+      // happens next, none is left running (a signal meanwhile ends them, and then hintgate).
+      const { earlyLaunches, endEarly, startEarly } = await import('../../downstream/launch.js');
+      const interrupted = (signal: NodeJS.Signals): void => {
+        endEarly();
+        process.kill(process.pid, signal);
+      };
+      process.once('SIGINT', interrupted);
+      process.once('SIGTERM', interrupted);
+      try {
+        startEarly(earlyLaunches(loaded.config, process.env));
+        // Loaded on use: other commands start without the gateway and the SDKs.
+        const { runServe } = await import('../run-serve.js');
+        process.off('SIGINT', interrupted);
+        process.off('SIGTERM', interrupted);
+        await runServe(options, loaded);
+      } finally {
+        process.off('SIGINT', interrupted);
+        process.off('SIGTERM', interrupted);
+        endEarly();
+      }
     });
 }
