@@ -3,7 +3,8 @@
  *
  * - cold start: from spawning `hintgate serve` in front of 10 servers (100 tools each) to the
  *   first tools/list holding all 1,000 tools, against connecting to the same 10 servers
- *   directly (10 clients at once) until each has listed its tools;
+ *   directly (10 clients at once) until each has listed its tools; `COMPARE_CLI` (paths to
+ *   other builds' `dist/cli/main.js`, comma-separated) adds those builds to every round;
  * - memory: the gateway's resident set after start, and after 5,000 calls, beside one of its
  *   servers' (a node process running the SDK) for scale;
  * - a slow server: 10 quick servers and one that takes 5 s to start; how soon a client can
@@ -18,6 +19,7 @@ import {
   CLI,
   LOOSE,
   callEcho,
+  compareClis,
   fixed,
   fixture,
   machine,
@@ -50,13 +52,13 @@ async function listCount(client: Client): Promise<number> {
   ).tools.length;
 }
 
-async function gatewayColdStart(config: string): Promise<number> {
+async function gatewayColdStart(config: string, cli = CLI): Promise<number> {
   const started = performance.now();
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'serve', '--config', config],
+      args: [cli, 'serve', '--config', config],
       stderr: 'ignore',
     }),
   );
@@ -212,15 +214,26 @@ async function slowServer(): Promise<void> {
 
 requireBuild();
 console.log(`gateway start and memory: ${machine()}, ${ROUNDS} rounds, medians`);
-const config = writeConfig(servers);
-const gateway: number[] = [];
+// This build and each COMPARE_CLI build, each on a data directory of its own, started once
+// before the rounds: a gateway's usual start follows an earlier run on the same store.
+const gateways = [{ label: 'gateway', cli: CLI }, ...compareClis()].map((build) => ({
+  ...build,
+  config: writeConfig(servers),
+  times: [] as number[],
+}));
+for (const build of gateways) await gatewayColdStart(build.config, build.cli);
 const direct: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   direct.push(await directColdStart());
-  gateway.push(await gatewayColdStart(config));
+  for (const build of gateways) build.times.push(await gatewayColdStart(build.config, build.cli));
 }
 console.log(
-  `\ncold start to 1,000 tools listed: gateway ${fixed(median(gateway))} ms, 10 direct connections ${fixed(median(direct))} ms, ratio ${fixed(median(gateway) / median(direct), 2)}`,
+  `\ncold start to 1,000 tools listed (a start after an earlier run), 10 direct connections ${fixed(median(direct))} ms:`,
 );
+for (const build of gateways) {
+  console.log(
+    `  ${build.label}: ${fixed(median(build.times))} ms, ratio ${fixed(median(build.times) / median(direct), 2)}`,
+  );
+}
 await memory();
 await slowServer();
