@@ -40,7 +40,7 @@ const SHUT_DOWN = 1;
 const FORMAT = 1;
 
 /** The store reads whose answers a snapshot keeps. */
-const KEPT: ReadonlySet<string> = new Set([
+const KEPT: ReadonlySet<string> = new Set<keyof Store>([
   'listPins',
   'getGlobalOverrides',
   'getDefaultToolset',
@@ -53,7 +53,7 @@ const KEPT: ReadonlySet<string> = new Set([
  * call (one added to the store later included) is taken to change them, so that a snapshot
  * is read afresh rather than kept wrong.
  */
-const UNRELATED: ReadonlySet<string> = new Set([
+const UNRELATED: ReadonlySet<string> = new Set<keyof Store>([
   'listNotes',
   'listOverrides',
   'exportToolset',

@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/paths.js';
 import { scratchDir, writeConfig } from '../helpers/config.js';
 import { connectStdio, rawListTools } from '../helpers/gateway.js';
-import { processTable, waitFor } from '../helpers/processes.js';
+import { isAlive, processTable, waitFor } from '../helpers/processes.js';
 
 /**
  * The echo fixture, started through a shell that first appends its pid to `pidFile`; both
@@ -27,15 +27,6 @@ function pidsIn(pidFile: string): number[] {
     .split('\n')
     .filter((line) => line !== '')
     .map(Number);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // `hintgate serve` starts its stdio servers as soon as it has read its config; each server's

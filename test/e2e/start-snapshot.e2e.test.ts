@@ -7,6 +7,7 @@ import { SNAPSHOT_FILE } from '../../src/store/snapshot.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
 import { connectStdio, rawListTools, spawnGateway } from '../helpers/gateway.js';
+import { isAlive } from '../helpers/processes.js';
 
 const SNAPSHOT_USED = /first listing from the last run's snapshot/;
 
@@ -23,15 +24,6 @@ async function run(config: string): Promise<{ title: unknown; stderr: string }> 
     await client.close();
     // The snapshot is written as the gateway exits.
     await expect.poll(() => pid === null || !isAlive(pid), { timeout: 10_000 }).toBe(true);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

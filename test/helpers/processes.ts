@@ -66,3 +66,13 @@ export async function waitFor<T>(
   }
   return value;
 }
+
+/** Whether a process of this pid runs (or is a zombie awaiting its reaper). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

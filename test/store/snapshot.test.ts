@@ -30,6 +30,21 @@ async function dataDirAfterOneRun(): Promise<{ dataDir: string; reads: StartRead
   return { dataDir, reads };
 }
 
+/** A store on `dataDir` opened lazily, answering from its snapshot; counts its opens. */
+function lazyStore(dataDir: string): { store: DeferredStore; opens: () => number } {
+  let opens = 0;
+  const store = new DeferredStore(
+    'pglite',
+    dataDir,
+    () => {
+      opens++;
+      return openStore({ kind: 'pglite', dataDir });
+    },
+    { startReads: new StartReads(loadSnapshot(dataDir, VERSION)) },
+  );
+  return { store, opens: () => opens };
+}
+
 describe('the start snapshot', () => {
   const dirs: string[] = [];
   afterEach(() => {
@@ -91,26 +106,17 @@ describe('the start snapshot', () => {
   it('answers kept reads without opening a lazy store; anything else opens it', async () => {
     const { dataDir } = await dataDirAfterOneRun();
     dirs.push(dataDir);
-    let opens = 0;
-    const store = new DeferredStore(
-      'pglite',
-      dataDir,
-      () => {
-        opens++;
-        return openStore({ kind: 'pglite', dataDir });
-      },
-      { startReads: new StartReads(loadSnapshot(dataDir, VERSION)) },
-    );
+    const { store, opens } = lazyStore(dataDir);
     try {
       expect(await store.getGlobalOverrides()).toEqual([
         expect.objectContaining({ annotations: { title: 'Sum' } }),
       ]);
       expect(await store.listPins()).toEqual([]);
-      expect(opens).toBe(0);
+      expect(opens()).toBe(0);
       expect(store.current).toBeUndefined();
       // Not in the snapshot: waits for the store, which it opens.
       expect(await store.listPins({ server: 'echo' })).toEqual([]);
-      expect(opens).toBe(1);
+      expect(opens()).toBe(1);
       expect(store.current).toBeDefined();
     } finally {
       await store.close();
@@ -120,22 +126,13 @@ describe('the start snapshot', () => {
   it('closes a lazy store never opened without opening it, ending every wait for it', async () => {
     const { dataDir } = await dataDirAfterOneRun();
     dirs.push(dataDir);
-    let opens = 0;
-    const store = new DeferredStore(
-      'pglite',
-      dataDir,
-      () => {
-        opens++;
-        return openStore({ kind: 'pglite', dataDir });
-      },
-      { startReads: new StartReads(loadSnapshot(dataDir, VERSION)) },
-    );
+    const { store, opens } = lazyStore(dataDir);
     expect(store.begun).toBe(false);
     await store.listPins();
     await store.close();
     await expect(store.opened).rejects.toThrow(/closed before it was opened/);
     store.open();
-    expect(opens).toBe(0);
+    expect(opens()).toBe(0);
     // Nothing opened the database: the snapshot still holds.
     expect(loadSnapshot(dataDir, VERSION)).toBeDefined();
   });
