@@ -150,6 +150,47 @@ export function storeProcessOf(gateway: number): number | undefined {
   });
 }
 
+/**
+ * CPU (µs) of a process's children that have ended and been waited for (Linux: its `cutime`
+ * and `cstime`): the embedded store's earlier processes, once closed when idle.
+ */
+export function endedChildrenCpuMicros(pid: number): number {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[13]) + Number(fields[14])) / ticks) * 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU (µs) a gateway's embedded store has used so far: its process running now and those
+ * that ended (the store closes its process when idle and opens another when used).
+ */
+export function storeCpuMicros(gateway: number): number {
+  const store = storeProcessOf(gateway);
+  return (store === undefined ? 0 : cpuMicros(store)) + endedChildrenCpuMicros(gateway);
+}
+
+/**
+ * Waits until a gateway's store has done the work its calls left (the embedded store copies
+ * its audit journal into the database once the gateway has been quiet for 2 s): at least
+ * `minMs`, then until its CPU has not grown for `stableMs`. So that work is neither missed
+ * nor done during the next setup's measurement.
+ */
+export async function settleStore(gateway: number, minMs = 2_500, stableMs = 600): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, minMs));
+  let last = storeCpuMicros(gateway);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, stableMs));
+    const now = storeCpuMicros(gateway);
+    if (now === last) return;
+    last = now;
+  }
+}
+
 /** Resident memory of one process, in MiB (Linux). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -118,8 +118,38 @@ export function degradedRecord(record: AuditRecordInput, reason: string): AuditR
   };
 }
 
-/** The columns of a record, in the order of each line {@link insertAuditRecords} copies. */
-const COPY_COLUMNS = [
+/** The columns {@link degradedCopyLine} keeps, as {@link degradedRecord} keeps its fields. */
+const DEGRADED_COLUMNS = new Set([
+  'occurred_at',
+  'session_id',
+  'client',
+  'tool',
+  'namespaced_name',
+  'server',
+  'decision',
+  'outcome',
+]);
+
+/**
+ * {@link degradedRecord} for a line of COPY's text format with `columns`: the kept columns as
+ * they were (already escaped), the others null or their default, and the reason in `error`.
+ */
+export function degradedCopyLine(line: string, columns: readonly string[], reason: string): string {
+  const values = line.split('\t');
+  const error = copyText(degradedRecord({ tool: '', decision: '', outcome: '' }, reason).error!);
+  return columns
+    .map((column, index) => {
+      if (DEGRADED_COLUMNS.has(column)) return values[index] ?? COPY_NULL;
+      if (column === 'error') return error;
+      if (column === 'retries') return '0';
+      if (column === 'dynamic' || column === 'cache_hit') return 'f';
+      return COPY_NULL;
+    })
+    .join('\t');
+}
+
+/** The columns of a record, in the order of each line {@link auditCopyLines} makes. */
+export const AUDIT_COPY_COLUMNS = [
   'occurred_at',
   'session_id',
   'client',
@@ -167,20 +197,16 @@ function integer(value: number | undefined, absent: string): string {
 }
 
 /**
- * Appends records in one `COPY`, in order; a record without a time gets this process's
- * clock's. A record the database refuses (a value that is not a number) fails the batch.
+ * Records as COPY's text format for {@link AUDIT_COPY_COLUMNS}, a line each (every line ends
+ * with a line break); a record without a time gets this process's clock's.
  */
-export async function insertAuditRecords(
-  sql: Sql,
-  records: readonly AuditRecordInput[],
-): Promise<void> {
-  if (records.length === 0) return;
+export function auditCopyLines(records: readonly AuditRecordInput[]): string {
   const now = new Date().toISOString();
   let data = '';
   for (const record of records) {
     const time = record.time === undefined ? now : timeParam(record.time);
     const args = record.arguments === undefined ? COPY_NULL : copyJson(record.arguments);
-    // One line per record, its values in the order of COPY_COLUMNS.
+    // One line per record, its values in the order of AUDIT_COPY_COLUMNS.
     data +=
       `${time}\t${optionalText(record.sessionId)}\t${optionalText(record.client)}\t` +
       `${copyText(record.tool)}\t${optionalText(record.namespacedName)}\t` +
@@ -192,7 +218,19 @@ export async function insertAuditRecords(
       `${integer(record.retries, '0')}\t${record.cacheHit === true ? 't' : 'f'}\t${args}\t` +
       `${optionalText(record.principal)}\n`;
   }
-  await sql.copyFrom('audit_log', COPY_COLUMNS, data);
+  return data;
+}
+
+/**
+ * Appends records in one `COPY`, in order ({@link auditCopyLines}). A record the database
+ * refuses (a value that is not a number) fails the batch.
+ */
+export async function insertAuditRecords(
+  sql: Sql,
+  records: readonly AuditRecordInput[],
+): Promise<void> {
+  if (records.length === 0) return;
+  await sql.copyFrom('audit_log', AUDIT_COPY_COLUMNS, auditCopyLines(records));
 }
 
 /** Records matching every given filter, newest first. */

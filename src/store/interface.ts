@@ -36,6 +36,7 @@ import type {
   ToolsetSummary,
 } from './types.js';
 import type { HeldLock } from './lock.js';
+import type { AuditJournalOptions } from './audit-journal.js';
 
 /** Options of {@link Store.unsetOverride}: the scope, and the fields to remove (all when absent). */
 export interface UnsetOverrideOptions extends OverrideScope {
@@ -230,6 +231,12 @@ export interface PgliteStoreOptions extends CommonStoreOptions {
    * its memory returned); the next statement opens it again. Default 30 s; `Infinity`: never.
    */
   readonly idleCloseMs?: number;
+  /**
+   * Audit records go to a journal file first and are copied into the database when the
+   * gateway is quiet, when enough wait, when the log is read and at close
+   * (`audit-journal.ts`); `false` writes each batch to the database at once. Default: on.
+   */
+  readonly auditJournal?: AuditJournalOptions | false;
   /**
    * The archive of an empty database that a first run unpacks instead of creating one
    * (`pglite-template.ts`). Default: the one built with the package; a missing or unreadable

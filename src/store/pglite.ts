@@ -5,6 +5,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { HintgateError, errorMessage } from '../core/errors.js';
 import type { HeldLock } from './lock.js';
 import { acquireLock } from './lock.js';
+import { AUDIT_JOURNAL_DIR, AuditJournal } from './audit-journal.js';
 import { migrate } from './migrate.js';
 import { bundledTemplate, unpackTemplate } from './pglite-template.js';
 import type { PgliteHandle } from './pglite-idle.js';
@@ -156,7 +157,19 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     // afresh, at the usual size, with the next statement.
     if (created === 'initdb') idle.suspend();
     const runner = new StoreRunner(driver, options.onWarning);
-    return new SqlStore(runner, { setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint) });
+    const journal = options.auditJournal;
+    return new SqlStore(runner, {
+      setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint),
+      ...(journal === false
+        ? {}
+        : {
+            auditJournal: (journalRunner) =>
+              new AuditJournal(join(dataDir, AUDIT_JOURNAL_DIR), journalRunner, {
+                ...journal,
+                ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+              }),
+          }),
+    });
   } catch (error) {
     await db?.close().catch(() => undefined);
     lock.release();

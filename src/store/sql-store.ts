@@ -4,6 +4,7 @@ import { HintgateError, errorMessage } from '../core/errors.js';
 import type { ToolNote } from '../core/notes/notes.js';
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
+import type { AuditJournal } from './audit-journal.js';
 import * as nonces from './nonces.js';
 import * as oauth from './oauth-credentials.js';
 import * as notes from './notes.js';
@@ -56,6 +57,11 @@ import { LeaseLocks } from './leases.js';
 /** What an implementation adds to the shared SQL store. */
 export interface SqlStoreHooks {
   readonly setAdminEndpoint?: (endpoint: AdminEndpoint | undefined) => void;
+  /**
+   * The journal audit records are appended to instead of the database, made over the
+   * store's runner (the embedded store: `audit-journal.ts`).
+   */
+  readonly auditJournal?: (runner: StoreRunner) => AuditJournal;
 }
 
 /** The name of the lock of one OAuth login. */
@@ -77,6 +83,7 @@ export class SqlStore implements Store {
   #prunedAt = 0;
   /** The logins' locks of a store without cross-process ones (the embedded store). */
   readonly #locks = new LeaseLocks();
+  readonly #journal: AuditJournal | undefined;
 
   constructor(
     private readonly runner: StoreRunner,
@@ -84,6 +91,7 @@ export class SqlStore implements Store {
   ) {
     this.kind = runner.driver.kind;
     this.location = runner.driver.location;
+    this.#journal = hooks.auditJournal?.(runner);
   }
 
   async listToolsets(): Promise<ToolsetSummary[]> {
@@ -354,13 +362,28 @@ export class SqlStore implements Store {
   }
 
   /**
-   * Appends records in one statement. When the batch is refused for what is in it (not for a
-   * lost database), each record is written on its own, and one still refused is written in a
-   * degraded form ({@link audit.degradedRecord}): one bad record never costs the others.
+   * Appends records in one write: to the audit journal when the store has one (copied into
+   * the database later; a batch the journal cannot take goes to the database), else in one
+   * statement. When the batch is refused for what is in it (not for a lost database), each
+   * record is written on its own, and one still refused is written in a degraded form
+   * ({@link audit.degradedRecord}): one bad record never costs the others.
    */
   async appendAudit(records: readonly AuditRecordInput[]): Promise<void> {
     check.assertValid('audit records', audit.checkAuditRecords(records));
     if (records.length === 0) return;
+    if (this.#journal !== undefined) {
+      try {
+        this.runner.assertOpen();
+      } catch (error) {
+        throw toStoreError(error, this.location);
+      }
+      try {
+        await this.#journal.append(audit.auditCopyLines(records), records.length);
+        return;
+      } catch {
+        // Said by the journal; the batch goes to the database instead.
+      }
+    }
     try {
       await this.runner.write((sql) => audit.insertAuditRecords(sql, records));
     } catch (error) {
@@ -389,6 +412,15 @@ export class SqlStore implements Store {
 
   async queryAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
     check.assertValid('audit query', audit.checkAuditQuery(query));
+    // What the journal holds is copied first: a read never misses a record the store took.
+    if (this.#journal !== undefined) {
+      try {
+        this.runner.assertOpen();
+        await this.#journal.ingest();
+      } catch (error) {
+        throw toStoreError(error, this.location);
+      }
+    }
     return this.runner.read((sql) => audit.selectAuditRecords(sql, query));
   }
 
@@ -465,6 +497,8 @@ export class SqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    // The journal's records are copied into the database before it closes.
+    if (!this.runner.closed) await this.#journal?.close();
     await this.runner.close();
   }
 

@@ -1,0 +1,269 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { AUDIT_COPY_COLUMNS, auditCopyLines } from '../../src/store/audit.js';
+import type { AuditJournalOptions } from '../../src/store/audit-journal.js';
+import { AUDIT_JOURNAL_DIR } from '../../src/store/audit-journal.js';
+import type { PgliteStoreOptions, Store } from '../../src/store/store.js';
+import { openStore } from '../../src/store/store.js';
+import type { AuditRecordInput } from '../../src/store/types.js';
+import { spawnStoreChild } from './helpers/child.js';
+import type { StoreHarness } from './helpers/harness.js';
+import { createHarness } from './helpers/harness.js';
+
+const harnesses: StoreHarness[] = [];
+const open: Store[] = [];
+const children: { kill: (signal: NodeJS.Signals) => boolean }[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close().catch(() => undefined);
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const harness of harnesses) await harness.cleanup();
+});
+
+interface Opened {
+  readonly harness: StoreHarness;
+  readonly store: Store;
+  readonly dir: string;
+  readonly warnings: string[];
+}
+
+async function newHarness(): Promise<StoreHarness> {
+  const harness = await createHarness('pglite');
+  harnesses.push(harness);
+  return harness;
+}
+
+async function openWith(
+  journal: AuditJournalOptions | false,
+  harness?: StoreHarness,
+): Promise<Opened> {
+  const used = harness ?? (await newHarness());
+  const warnings: string[] = [];
+  const store = await openStore({
+    ...(used.options as PgliteStoreOptions),
+    auditJournal: journal,
+    onWarning: (message) => warnings.push(message),
+  });
+  open.push(store);
+  const dir = join((used.options as { dataDir: string }).dataDir, AUDIT_JOURNAL_DIR);
+  return { harness: used, store, dir, warnings };
+}
+
+function segments(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.copy')) : [];
+}
+
+async function until(what: string, done: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function records(tag: string, count: number, extra: Partial<AuditRecordInput> = {}) {
+  return Array.from({ length: count }, (_, index): AuditRecordInput => ({
+    tool: 'echo_echo',
+    namespacedName: 'echo.echo',
+    server: 'echo',
+    decision: 'allow',
+    outcome: 'ok',
+    arguments: { text: `${tag}-${index}` },
+    ...extra,
+  }));
+}
+
+/** The argument texts of every record in the log, in any order. */
+async function texts(store: Store): Promise<string[]> {
+  const all = await store.queryAudit({ limit: 10_000 });
+  return all.map((record) => (record.arguments as { text: string }).text);
+}
+
+/** A segment as an earlier process would have left it. */
+function segmentText(lines: string): string {
+  return `${['hintgate audit journal', '1', ...AUDIT_COPY_COLUMNS].join('\t')}\n${lines}`;
+}
+
+/** Leaves a segment file in the journal's folder, as a process that ended would have. */
+function leave(dir: string, name: string, text: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), text);
+}
+
+describe('embedded store: audit journal', () => {
+  it('appends batches to a journal segment and copies them into the log once quiet', async () => {
+    const { store, dir } = await openWith({ quietMs: 300 });
+    await store.appendAudit(records('quiet', 3));
+    const [segment, ...others] = segments(dir);
+    expect(others).toEqual([]);
+    const lines = readFileSync(join(dir, segment!), 'utf8').split('\n');
+    expect(lines[0]).toBe(['hintgate audit journal', '1', ...AUDIT_COPY_COLUMNS].join('\t'));
+    expect(lines.slice(1)).toHaveLength(4); // three records and the final line break
+    await until('the segment is copied', () => segments(dir).length === 0);
+    const stored = await store.queryAudit({});
+    expect(stored.map((r) => (r.arguments as { text: string }).text).sort()).toEqual([
+      'quiet-0',
+      'quiet-1',
+      'quiet-2',
+    ]);
+    expect(stored[0]).toMatchObject({
+      tool: 'echo_echo',
+      namespacedName: 'echo.echo',
+      server: 'echo',
+      decision: 'allow',
+      outcome: 'ok',
+    });
+  });
+
+  it('copies what waits before a read, so a read never misses a record the store took', async () => {
+    const { store, dir } = await openWith({ quietMs: 60_000 });
+    await store.appendAudit(records('read', 5));
+    expect(segments(dir)).toHaveLength(1);
+    expect((await texts(store)).sort()).toEqual(['read-0', 'read-1', 'read-2', 'read-3', 'read-4']);
+    expect(segments(dir)).toEqual([]);
+  });
+
+  it('copies at once when enough records wait, without waiting for quiet', async () => {
+    const { store, dir } = await openWith({ quietMs: 60_000, maxPending: 10 });
+    await store.appendAudit(records('many', 10));
+    await until('the segment is copied', () => segments(dir).length === 0);
+    expect(await texts(store)).toHaveLength(10);
+  });
+
+  it('copies everything when the store closes', async () => {
+    const harness = await newHarness();
+    const first = await openWith({ quietMs: 60_000 }, harness);
+    await first.store.appendAudit(records('close', 4));
+    await first.store.close();
+    expect(segments(first.dir)).toEqual([]);
+    const second = await openWith(false, harness);
+    expect((await texts(second.store)).sort()).toEqual([
+      'close-0',
+      'close-1',
+      'close-2',
+      'close-3',
+    ]);
+  });
+
+  it('copies a segment an earlier process left from where its copy stopped, dropping an unfinished last line', async () => {
+    const harness = await newHarness();
+    const { dir } = await openWith({ quietMs: 60_000 }, harness);
+    await open.pop()!.close();
+    const lines = auditCopyLines(records('left', 5));
+    const text = segmentText(lines);
+    const name = '000000000000001-1-000000.copy';
+    leave(dir, name, `${text}2026-11-28T00:00:00.000Z\tunfinished`);
+    // The first two records were copied before that process ended.
+    const copied =
+      Buffer.byteLength(text) - Buffer.byteLength(lines.split('\n').slice(2).join('\n'));
+    await harness.raw('INSERT INTO audit_journal (segment, ingested_bytes) VALUES ($1, $2)', [
+      name,
+      copied,
+    ]);
+    const { store, warnings } = await openWith({ quietMs: 60_000 }, harness);
+    expect((await texts(store)).sort()).toEqual(['left-2', 'left-3', 'left-4']);
+    expect(segments(dir)).toEqual([]);
+    expect(warnings.join('\n')).toMatch(
+      /byte\(s\) of an unfinished record at the end of .*dropped/,
+    );
+    await store.close();
+    expect(await harness.raw('SELECT segment FROM audit_journal')).toEqual([]);
+  });
+
+  it('sets a segment it cannot read aside for a person, and goes on', async () => {
+    const harness = await newHarness();
+    const { dir } = await openWith({ quietMs: 60_000 }, harness);
+    await open.pop()!.close();
+    leave(dir, '000000000000001-1-000000.copy', 'hintgate audit journal\t9\ttool\n');
+    const { store, warnings } = await openWith({ quietMs: 60_000 }, harness);
+    await store.appendAudit(records('after', 1));
+    expect(await texts(store)).toEqual(['after-0']);
+    expect(readdirSync(dir)).toEqual(['000000000000001-1-000000.copy.unreadable']);
+    expect(warnings.join('\n')).toMatch(/cannot be read \(format 9, this version reads 1\)/);
+  });
+
+  it('keeps a record the database refuses in a degraded form, and the rest of its chunk whole', async () => {
+    const harness = await newHarness();
+    const { dir } = await openWith({ quietMs: 60_000 }, harness);
+    await open.pop()!.close();
+    const good = auditCopyLines(records('fine', 2));
+    const [bad] = auditCopyLines(records('bad', 1)).split('\n');
+    const columns = [...AUDIT_COPY_COLUMNS];
+    const values = bad!.split('\t');
+    values[columns.indexOf('duration_ms')] = 'not a number';
+    leave(dir, '000000000000001-1-000000.copy', segmentText(`${good}${values.join('\t')}\n`));
+    const { store } = await openWith({ quietMs: 60_000 }, harness);
+    const stored = await store.queryAudit({ limit: 10 });
+    expect(stored).toHaveLength(3);
+    const degraded = stored.find((record) => record.arguments === undefined);
+    expect(degraded).toMatchObject({ tool: 'echo_echo', server: 'echo', outcome: 'ok' });
+    expect(degraded?.error).toMatch(/^audit record stored without its details: .*integer/);
+    expect(segments(dir)).toEqual([]);
+  });
+
+  it('writes a batch the journal cannot take to the database, and says so', async () => {
+    const harness = await newHarness();
+    const dataDir = (harness.options as { dataDir: string }).dataDir;
+    // A file where the journal's folder should be: the journal cannot be written.
+    writeFileSync(join(dataDir, AUDIT_JOURNAL_DIR), 'in the way');
+    const { store, warnings } = await openWith({ quietMs: 60_000 }, harness);
+    await store.appendAudit(records('fallback', 2));
+    await store.appendAudit(records('again', 1));
+    expect((await texts(store)).sort()).toEqual(['again-0', 'fallback-0', 'fallback-1']);
+    // Said once, not for every batch.
+    expect(warnings.filter((w) => /cannot write to/.test(w))).toHaveLength(1);
+    expect(warnings.join('\n')).toMatch(
+      /cannot write to .*batches go to the database until it can/,
+    );
+  });
+
+  it('takes many writers and readers at once, keeping every record exactly once', async () => {
+    const { store, dir } = await openWith({
+      quietMs: 5,
+      segmentBytes: 2_000,
+      chunkRecords: 7,
+      maxPending: 40,
+    });
+    const batches = Array.from({ length: 30 }, (_, index) => records(`many${index}`, 13));
+    await Promise.all([
+      ...batches.map((batch) => store.appendAudit(batch)),
+      ...Array.from({ length: 10 }, () => store.queryAudit({ limit: 1 })),
+    ]);
+    const stored = await texts(store);
+    expect(stored).toHaveLength(30 * 13);
+    expect(new Set(stored).size).toBe(30 * 13);
+    expect(segments(dir)).toEqual([]);
+  });
+});
+
+describe('embedded store: audit journal of a process killed with SIGKILL while copying', () => {
+  it('keeps every acknowledged record, none twice', async () => {
+    const harness = await newHarness();
+    // Copies all the time, a few records a transaction, into many small segments.
+    const writer = spawnStoreChild('journal-loop', {
+      ...(harness.options as PgliteStoreOptions),
+      auditJournal: { quietMs: 1, chunkRecords: 3, segmentBytes: 4_096 },
+    });
+    children.push(writer.process);
+    await writer.waitFor(/^ready$/);
+    await writer.waitFor(/^40$/, 60_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
+    writer.process.kill('SIGKILL');
+    expect((await writer.exited).signal).toBe('SIGKILL');
+    const acknowledged = Math.max(...writer.lines.filter((l) => /^\d+$/.test(l)).map(Number));
+
+    const store = await harness.open();
+    open.push(store);
+    const stored = await texts(store);
+    expect(new Set(stored).size).toBe(stored.length);
+    const batches = new Set(stored.map((text) => text.split('-')[0]));
+    for (let batch = 0; batch <= acknowledged; batch++) {
+      for (let index = 0; index < 10; index++) expect(stored).toContain(`j${batch}-${index}`);
+    }
+    // At most the batch in flight beyond the last acknowledged one, whole.
+    expect(batches.size).toBeLessThanOrEqual(acknowledged + 2);
+    expect(stored.length % 10).toBe(0);
+  });
+});
