@@ -3,7 +3,9 @@
  * 1,000 records, and small ones), measured in CPU time per record: in this process (building
  * the statement and sending it) and in the database's (the embedded store's process;
  * PostgreSQL's backends, on this machine). CPU time rather than wall time, so that a loaded
- * machine changes the figures little.
+ * machine changes the figures little. The embedded store is measured twice: appending to
+ * its audit journal, copied into the database by a read after each size's records (both
+ * counted), and with `auditJournal: false`, inserting each batch itself.
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/audit-insert.js
  *
@@ -92,6 +94,8 @@ const SOURCES = {
 
 interface Setup {
   readonly label: string;
+  /** Whether records go to the embedded store's journal first (copied by a read). */
+  readonly journal: boolean;
   readonly store: Store;
   /** The database's processes whose CPU counts. */
   readonly databasePids: () => Promise<number[]>;
@@ -101,15 +105,25 @@ interface Setup {
   readonly database: Map<number, number[]>;
 }
 
-async function pglite(label: string, open: OpenStore): Promise<Setup> {
+/**
+ * The embedded store, appending each batch to its audit journal (copied into the database by
+ * a read after each size's records, counted) or, with `journal` false, to the database itself.
+ */
+async function pglite(label: string, open: OpenStore, journal: boolean): Promise<Setup> {
   const before = new Set(children());
   const dir = mkdtempSync(join(tmpdir(), 'hintgate-bench-audit-'));
-  const store = await open({ kind: 'pglite', dataDir: dir, idleCloseMs: Infinity });
+  const store = await open({
+    kind: 'pglite',
+    dataDir: dir,
+    idleCloseMs: Infinity,
+    ...(journal ? {} : { auditJournal: false }),
+  });
   // The first run's database creation closes the store; the next statement reopens it.
   await store.queryAudit({ limit: 1 });
   const pids = children().filter((pid) => !before.has(pid));
   return {
-    label: `${label}, pglite`,
+    label: `${label}, pglite${journal ? ', journal' : ''}`,
+    journal,
     store,
     databasePids: () => Promise.resolve(pids),
     cleanup: async () => {
@@ -129,6 +143,7 @@ async function postgres(label: string, open: OpenStore, url: string): Promise<Se
   await admin.connect();
   return {
     label: `${label}, postgres`,
+    journal: false,
     store,
     // Every backend of this database but the one asking.
     databasePids: async () =>
@@ -155,6 +170,8 @@ async function measure(setup: Setup, batch: number, counted: boolean): Promise<v
   for (let written = 0; written < RECORDS; written += batch) {
     await setup.store.appendAudit(records);
   }
+  // A read copies the journal into the database: its cost counts too.
+  if (setup.journal) await setup.store.queryAudit({ limit: 1 });
   const here = process.cpuUsage(hereBefore);
   const database = pids.reduce((sum, pid) => sum + cpuOf(pid), 0) - databaseBefore;
   if (!counted) return;
@@ -180,8 +197,10 @@ if (COMPARE !== undefined) {
 }
 
 const setups: Setup[] = [];
-for (const [label, open] of builds) {
-  setups.push(await pglite(label, open));
+for (const [index, [label, open]] of builds.entries()) {
+  // This build with and without its audit journal; a compared build as it is.
+  if (index === 0) setups.push(await pglite(label, open, true));
+  setups.push(await pglite(label, open, false));
   if (PG_URL !== undefined) setups.push(await postgres(label, open, PG_URL));
 }
 

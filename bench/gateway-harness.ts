@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,13 +175,29 @@ export function storeCpuMicros(gateway: number): number {
 }
 
 /**
- * Waits until a gateway's store has done the work its calls left (the embedded store copies
- * its audit journal into the database once the gateway has been quiet for 2 s): at least
- * `minMs`, then until its CPU has not grown for `stableMs`. So that work is neither missed
- * nor done during the next setup's measurement.
+ * Waits until a gateway's store has done the work its calls left: the embedded store copies
+ * its audit journal (`<dataDir>/audit-journal/`) into the database once the gateway has been
+ * quiet for 10 s. Returns once no segment is left and the store's CPU has not grown for
+ * `stableMs`, so that work is neither missed nor done during the next setup's measurement.
  */
-export async function settleStore(gateway: number, minMs = 2_500, stableMs = 600): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, minMs));
+export async function settleStore(
+  gateway: number,
+  dataDir: string,
+  stableMs = 600,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const journal = join(dataDir, 'audit-journal');
+  const waiting = (): boolean => {
+    try {
+      return readdirSync(journal).some((name) => name.endsWith('.copy'));
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (waiting() && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   let last = storeCpuMicros(gateway);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, stableMs));
@@ -189,6 +205,11 @@ export async function settleStore(gateway: number, minMs = 2_500, stableMs = 600
     if (now === last) return;
     last = now;
   }
+}
+
+/** The data directory of a config {@link writeConfig} wrote. */
+export function dataDirOf(config: string): string {
+  return join(dirname(config), 'data');
 }
 
 /** Resident memory of one process, in MiB (Linux). */

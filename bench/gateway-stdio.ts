@@ -11,7 +11,8 @@
  * With 32 in flight it also reports CPU time per call: the process's own (the gateway's, the
  * relay's, or the server's for direct) and, for the gateway, its embedded store's: over the
  * whole round per call of the round, the audit journal's copy into the database included
- * (it runs once the gateway is quiet, and each setup waits for it before the next runs).
+ * (it runs once the gateway has been quiet for 10 s, and each setup waits for it before the
+ * next runs).
  *
  * Goals: p50 at most 1.15 times the byte relay (one extra process copying bytes, reading
  * nothing: the floor any relay pays), throughput with 32 in flight at least 0.8 of it.
@@ -28,6 +29,7 @@ import {
   ROOT,
   callEcho,
   cpuMicros,
+  dataDirOf,
   fixed,
   fixture,
   machine,
@@ -64,12 +66,16 @@ interface Setup {
   readonly rate: number[];
   /** The process the client spawned (the server, the relay, or the gateway). */
   readonly pid: number;
+  /** A gateway's data directory (its store's audit journal is waited for). */
+  readonly dataDir: string | undefined;
   /** CPU µs per call of that process, and of the gateway's store process, with 32 in flight. */
   readonly cpu: number[];
   readonly storeCpu: number[];
 }
 
 async function open(label: string, auto: boolean, args: string[], tool: string): Promise<Setup> {
+  const config = args.indexOf('--config');
+  const dataDir = config === -1 ? undefined : dataDirOf(args[config + 1]!);
   const client = new Client(
     { name: 'bench', version: '1' },
     auto ? { versionNegotiation: { mode: 'auto' } } : {},
@@ -82,7 +88,19 @@ async function open(label: string, auto: boolean, args: string[], tool: string):
     { method: 'tools/list', params: {} },
     (await import('./gateway-harness.js')).LOOSE,
   );
-  return { label, tool, client, p50: [], p99: [], typed: [], rate: [], pid, cpu: [], storeCpu: [] };
+  return {
+    label,
+    tool,
+    client,
+    p50: [],
+    p99: [],
+    typed: [],
+    rate: [],
+    pid,
+    dataDir,
+    cpu: [],
+    storeCpu: [],
+  };
 }
 
 async function runEra(era: 'legacy' | 'modern'): Promise<void> {
@@ -149,7 +167,7 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       setup.cpu.push((cpuMicros(setup.pid) - cpu) / BURST);
       // The store's CPU over the whole round, its audit journal copied (after the calls, once
       // the gateway is quiet), per call of the round.
-      await settleStore(setup.pid);
+      if (setup.dataDir !== undefined) await settleStore(setup.pid, setup.dataDir);
       setup.storeCpu.push((storeCpuMicros(setup.pid) - storeCpu) / ROUND_CALLS);
     }
   }

@@ -41,7 +41,7 @@ const KNOWN_COLUMNS = new Set<string>(AUDIT_COPY_COLUMNS);
 
 /** Options of {@link AuditJournal}. */
 export interface AuditJournalOptions {
-  /** Copy into the log once nothing was appended for this long, in ms (default 2,000). */
+  /** Copy into the log once nothing was appended for this long, in ms (default 10,000). */
   readonly quietMs?: number;
   /** Copy at once when this many records wait (default 20,000). */
   readonly maxPending?: number;
@@ -121,7 +121,7 @@ export class AuditJournal {
     options: AuditJournalOptions = {},
   ) {
     this.#dir = dir;
-    this.#quietMs = options.quietMs ?? 2_000;
+    this.#quietMs = options.quietMs ?? 10_000;
     this.#maxPending = options.maxPending ?? 20_000;
     this.#segmentBytes = options.segmentBytes ?? 4 * 1024 * 1024;
     this.#chunkRecords = options.chunkRecords ?? 1_000;

@@ -12,7 +12,7 @@ import type { StoreKind, StoreListener } from './types.js';
 /** The asynchronous methods of {@link Store}, all forwarded alike. */
 type Forwarded = Exclude<
   {
-    [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+    [K in keyof Store]-?: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
   }[keyof Store],
   'withOAuthLock'
 >;
@@ -84,7 +84,9 @@ export class DeferredStore implements Store {
         store.watch((event) => reads.heard(event));
         reads.confirmOn(store).then(
           (same) => {
-            if (same) return;
+            // Opened only to check the snapshot: its process is not kept for nothing (the
+            // audit log's batches go to the journal, without it).
+            if (same) return store.rest?.();
             options.onWarning?.('the start snapshot differed from the store; everything is reread');
             for (const watch of this.#watches) watch.listener({ kind: 'resync' });
           },

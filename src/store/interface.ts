@@ -212,6 +212,12 @@ export interface Store {
    * directory's lock file; PostgreSQL: nothing to do, every process opens the database).
    */
   setAdminEndpoint(endpoint: AdminEndpoint | undefined): Promise<void>;
+  /**
+   * Nothing is expected to need the database for a while: the embedded store ends its
+   * process now if no statement is in progress (the next statement starts another), as it
+   * does by itself after 30 s idle. Optional; PostgreSQL has nothing to do.
+   */
+  rest?(): void;
   /** Closes connections and releases the data directory; further calls fail. */
   close(): Promise<void>;
 }

@@ -233,9 +233,19 @@ const PROFILE_EXIT_MS = 5_000;
 /**
  * Node options of the store process, which runs one WebAssembly PostgreSQL and a message
  * loop: no use for V8's default helper threads (one per core, each with its own stacks and
- * allocator arena) nor for 16 MiB young-generation semi-spaces.
+ * allocator arena) nor for 16 MiB young-generation semi-spaces. `--liftoff-only` keeps
+ * PostgreSQL's WebAssembly in V8's baseline code, never compiled again by the optimizing
+ * compiler: that second compilation of a 10 MB module cost more CPU than it saved in a
+ * process that is closed when idle and opened again (40,000 audit rows after an open: 26-31
+ * µs a row against 43, the open 0.3-0.45 s of CPU against 0.55-0.7) and 40-80 MiB of memory
+ * (130 MiB open, 185 at work, against 170 and 230-265). Past about 100,000 rows in one
+ * process, optimized code would be the faster (200,000 rows: 35 µs a row against 26).
  */
-export const STORE_NODE_FLAGS: readonly string[] = ['--v8-pool-size=1', '--max-semi-space-size=2'];
+export const STORE_NODE_FLAGS: readonly string[] = [
+  '--v8-pool-size=1',
+  '--max-semi-space-size=2',
+  '--liftoff-only',
+];
 
 /** Its environment besides the worker's data: glibc's allocator with 2 arenas, not 8 per core. */
 export const STORE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };

@@ -160,6 +160,7 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     const journal = options.auditJournal;
     return new SqlStore(runner, {
       setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint),
+      rest: () => idle.suspend(),
       ...(journal === false
         ? {}
         : {

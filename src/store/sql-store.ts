@@ -62,6 +62,8 @@ export interface SqlStoreHooks {
    * store's runner (the embedded store: `audit-journal.ts`).
    */
   readonly auditJournal?: (runner: StoreRunner) => AuditJournal;
+  /** {@link Store.rest}: the embedded store ends its database's process when idle. */
+  readonly rest?: () => void;
 }
 
 /** The name of the lock of one OAuth login. */
@@ -494,6 +496,10 @@ export class SqlStore implements Store {
       throw toStoreError(error, this.location);
     }
     return Promise.resolve();
+  }
+
+  rest(): void {
+    this.hooks.rest?.();
   }
 
   async close(): Promise<void> {

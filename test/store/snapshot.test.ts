@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeferredStore } from '../../src/store/deferred.js';
-import { acquireLock } from '../../src/store/lock.js';
+import { acquireLock, readLock } from '../../src/store/lock.js';
 import { SNAPSHOT_FILE, StartReads, loadSnapshot, saveSnapshot } from '../../src/store/snapshot.js';
 import type { Store } from '../../src/store/store.js';
 import { openStore } from '../../src/store/store.js';
@@ -123,6 +123,25 @@ describe('the start snapshot', () => {
     }
   });
 
+  it("ends a lazy store's process once the snapshot is confirmed; the next statement starts one", async () => {
+    const { dataDir } = await dataDirAfterOneRun();
+    dirs.push(dataDir);
+    const { store } = lazyStore(dataDir);
+    try {
+      store.open();
+      await store.opened;
+      await expect.poll(() => readLock(dataDir)?.storePid, { timeout: 10_000 }).toBeDefined();
+      // Checked, and nothing else asked for the store: its process ends.
+      await expect.poll(() => readLock(dataDir)?.storePid, { timeout: 10_000 }).toBeUndefined();
+      await store.appendAudit([{ tool: 'echo_add', decision: 'allow', outcome: 'ok' }]);
+      expect(readLock(dataDir)?.storePid).toBeUndefined();
+      expect(await store.queryAudit({})).toEqual([expect.objectContaining({ tool: 'echo_add' })]);
+      expect(readLock(dataDir)?.storePid).toBeDefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('closes a lazy store never opened without opening it, ending every wait for it', async () => {
     const { dataDir } = await dataDirAfterOneRun();
     dirs.push(dataDir);
@@ -158,7 +177,7 @@ describe('the start snapshot', () => {
     try {
       expect(await store.getGlobalOverrides()).toEqual([]);
       store.open();
-      await expect.poll(() => events).toContainEqual({ kind: 'resync' });
+      await expect.poll(() => events, { timeout: 10_000 }).toContainEqual({ kind: 'resync' });
       expect(warnings.join('\n')).toMatch(/snapshot differed/);
       expect(await store.getGlobalOverrides()).toHaveLength(1);
       // The next snapshot is read afresh, not copied from the wrong one.
