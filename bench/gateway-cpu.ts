@@ -44,10 +44,17 @@ const FRONTS = (process.env['FRONT'] ?? 'http,stdio').split(',');
  * compiler and collector helpers, libuv's pool, worker threads) together; threads that ended
  * are not counted.
  */
-function cpuNs(pid: number): { main: number; others: number } {
+function cpuNs(pid: number): { main: number; others: number } | undefined {
   let main = 0;
   let others = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // The process has ended (the embedded store's ends when idle).
+    return undefined;
+  }
+  for (const tid of tids) {
     try {
       const used = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
       if (tid === String(pid)) main += used;
@@ -122,6 +129,8 @@ async function measure(target: Target): Promise<void> {
   const round = new Map<string, number>();
   processes.forEach(({ pid, name }, at) => {
     const after = cpuNs(pid);
+    // A process that ended meanwhile is left out: what it used is not known.
+    if (after === undefined) return;
     const { main, others } = before[at] ?? { main: 0, others: 0 };
     round.set(name, (round.get(name) ?? 0) + (after.main - main) / 1000 / CALLS);
     round.set(`${name}+`, (round.get(`${name}+`) ?? 0) + (after.others - others) / 1000 / CALLS);
