@@ -128,16 +128,21 @@ async function open(front: Front, era: Era) {
   });
   const flags = front.endsWith('-sdk') ? ['--no-fast-path'] : [];
   let gateway: (GatewayProcess & { url: string }) | undefined;
-  if (front.startsWith('stdio')) await connectGatewayStdio(client, config, flags);
+  let stderr: () => string;
+  if (front.startsWith('stdio')) stderr = (await connectGatewayStdio(client, config, flags)).stderr;
   else {
-    gateway = await startHttpGateway(config, ['--no-auth', ...flags]);
-    await connectGatewayHttp(client, gateway.url);
+    const started = await startHttpGateway(config, ['--no-auth', ...flags]);
+    gateway = started;
+    stderr = () => started.stderr();
+    await connectGatewayHttp(client, started.url);
   }
   return {
     client,
     config,
     files,
     asked,
+    /** What the gateway has written to stderr so far. */
+    stderr: () => stderr(),
     logs: { ...logs, draft: draftLog },
     answer: (next: ElicitAnswer) => {
       answer = next;
@@ -425,12 +430,21 @@ describe.each(MATRIX)(
     });
 
     it('records the refined values with source dynamic in the audit log', async () => {
-      const files = await eventually(async () => {
-        const found = await auditOf(session.config, 'files.manage_files');
-        return found.some((record) => (record.arguments as Wire)?.action === 'delete')
-          ? found
-          : undefined;
-      }, 20_000);
+      // Records are written in batches, in the background: waited for until the ones checked
+      // below are there (the approved delete is the last of them).
+      const files = await eventually(
+        async () => {
+          const found = await auditOf(session.config, 'files.manage_files');
+          return found.some(
+            (record) =>
+              (record.arguments as Wire)?.action === 'delete' && record.decision === 'approved',
+          )
+            ? found
+            : undefined;
+        },
+        20_000,
+        () => `the approved delete's audit record; the gateway said:\n${session.stderr()}`,
+      );
       const read = files.find(
         (record) => (record.arguments as Wire)?.action === 'read' && record.outcome === 'ok',
       );
@@ -448,12 +462,18 @@ describe.each(MATRIX)(
         sources: { destructiveHint: 'dynamic' },
       });
 
-      const queries = await eventually(async () => {
-        const found = await auditOf(session.config, 'db.query');
-        return found.some((record) => String((record.arguments as Wire)?.sql).startsWith('DELETE'))
-          ? found
-          : undefined;
-      }, 20_000);
+      const queries = await eventually(
+        async () => {
+          const found = await auditOf(session.config, 'db.query');
+          return found.some((record) =>
+            String((record.arguments as Wire)?.sql).startsWith('DELETE'),
+          )
+            ? found
+            : undefined;
+        },
+        20_000,
+        () => `the SQL DELETE's audit record; the gateway said:\n${session.stderr()}`,
+      );
       const sqlOf = (record: AuditRecord) => String((record.arguments as Wire)?.sql);
       expect(queries.find((record) => sqlOf(record).startsWith('DELETE'))).toMatchObject({
         dynamic: true,
@@ -469,10 +489,14 @@ describe.each(MATRIX)(
       });
 
       // The server that failed to resolve: its static values, none of them dynamic.
-      const levels = await eventually(async () => {
-        const found = await auditOf(session.config, 'draft.set_level');
-        return found.length > 0 ? found : undefined;
-      }, 20_000);
+      const levels = await eventually(
+        async () => {
+          const found = await auditOf(session.config, 'draft.set_level');
+          return found.length > 0 ? found : undefined;
+        },
+        20_000,
+        () => `set_level's audit record; the gateway said:\n${session.stderr()}`,
+      );
       expect(levels[0]).toMatchObject({
         dynamic: false,
         annotations: SET_LEVEL_STATIC,

@@ -140,13 +140,15 @@ export function textOf(result: Record<string, unknown>): string {
 export async function eventually<T>(
   check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 10_000,
-  what = 'the condition',
+  what: string | (() => string) = 'the condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
