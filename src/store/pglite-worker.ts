@@ -250,10 +250,31 @@ export const STORE_NODE_FLAGS: readonly string[] = [
 /** Its environment besides the worker's data: glibc's allocator with 2 arenas, not 8 per core. */
 export const STORE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
+/** The options of `node --cpu-prof` that take a value, given as `--option=value` or apart. */
+const CPU_PROF_VALUED = new Set(['--cpu-prof-dir', '--cpu-prof-interval', '--cpu-prof-name']);
+
+/**
+ * The `--cpu-prof` options among a process's `execArgv`, for the store process: a gateway run
+ * with them profiles its store too, into the same directory (where the CPU of a call goes is
+ * in both). `--cpu-prof-name` is left out: the store's profile would overwrite the gateway's.
+ */
+export function storeProfilingFlags(execArgv: readonly string[]): string[] {
+  const flags: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (!arg.startsWith('--cpu-prof')) continue;
+    const name = arg.split('=', 1)[0]!;
+    const apart = CPU_PROF_VALUED.has(name) && !arg.includes('=');
+    const value = apart ? execArgv[++i] : undefined;
+    if (name === '--cpu-prof-name') continue;
+    flags.push(arg);
+    if (value !== undefined) flags.push(value);
+  }
+  return flags;
+}
+
 function processHost(module: string, execPath: string): Host {
-  // A gateway run with --cpu-prof (and its options) profiles its store process too, into the
-  // same directory: where the CPU of a call goes is in both.
-  const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
+  const profiling = storeProfilingFlags(process.execArgv);
   // Structured clones over the IPC channel, as between threads (dates, bigints intact).
   const script = `${PROCESS_PRELUDE}\n${WORKER_SOURCE}`;
   const child: ChildProcess = spawn(execPath, [...STORE_NODE_FLAGS, ...profiling, '-e', script], {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PgliteWorker } from '../../src/store/pglite-worker.js';
+import { PgliteWorker, storeProfilingFlags } from '../../src/store/pglite-worker.js';
 import { isConnectionError, toStoreError } from '../../src/store/sql.js';
 
 /** The id of the store process of `db` (never 0, which would signal this process's group). */
@@ -148,5 +148,26 @@ describe('PGlite in a child process that dies', () => {
     );
     expect(String(error)).toMatch(/cannot start the store process: .*ENOENT/);
     expect(isConnectionError(error)).toBe(true);
+  });
+});
+
+describe('the store process of a gateway run with --cpu-prof', () => {
+  it('gets its profiling options, a value given apart kept with its option', () => {
+    expect(
+      storeProfilingFlags([
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        '/tmp/profiles',
+        '--max-old-space-size=200',
+        '--cpu-prof-interval=500',
+      ]),
+    ).toEqual(['--cpu-prof', '--cpu-prof-dir', '/tmp/profiles', '--cpu-prof-interval=500']);
+  });
+
+  it("does not get the gateway's profile name, which would overwrite the gateway's profile", () => {
+    expect(
+      storeProfilingFlags(['--cpu-prof', '--cpu-prof-name', 'gw.cpuprofile', '--cpu-prof-dir=/p']),
+    ).toEqual(['--cpu-prof', '--cpu-prof-dir=/p']);
+    expect(storeProfilingFlags(['--cpu-prof-name=gw.cpuprofile', '--inspect'])).toEqual([]);
   });
 });
