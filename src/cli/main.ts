@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { registerApprovals } from './commands/approvals.js';
 import { registerAudit } from './commands/audit.js';
@@ -53,14 +52,4 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/**
- * How far the old generation may grow past what the last full collection kept, in percent.
- * V8 picks up to 300 when its collections are quick, which let a gateway under load hold
- * 250-260 MiB, most of it promoted garbage waiting for a collection; at 30 it peaks at about
- * 170 with no measurable CPU cost per call (`bench/gateway-http-memory.ts`,
- * `bench/gateway-cpu.ts`). Read by V8 at every collection, so set here, before any load.
- */
-export const HEAP_GROWING_PERCENT = 30;
-
-setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 process.exitCode = await main(process.argv);
