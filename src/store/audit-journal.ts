@@ -43,8 +43,10 @@ const KNOWN_COLUMNS = new Set<string>(AUDIT_COPY_COLUMNS);
 export interface AuditJournalOptions {
   /** Copy into the log once nothing was appended for this long, in ms (default 10,000). */
   readonly quietMs?: number;
-  /** Copy at once when this many records wait (default 20,000). */
+  /** Copy at once when this many records wait (default 100,000). */
   readonly maxPending?: number;
+  /** Copy at once when the records waiting take this many bytes (default 64 MiB). */
+  readonly maxPendingBytes?: number;
   /** Start a new segment once one holds this many bytes (default 4 MiB). */
   readonly segmentBytes?: number;
   /** Records copied in one transaction (default 1,000). */
@@ -59,6 +61,8 @@ interface OpenSegment {
   readonly handle: Promise<FileHandle>;
   /** Bytes written and synced so far (the header included). */
   bytes: number;
+  /** The header's length: where its records start. */
+  readonly headerBytes: number;
   /** Records appended to it. */
   records: number;
   /** The writes in order; settles once the last one has. */
@@ -94,6 +98,7 @@ export class AuditJournal {
   readonly #dir: string;
   readonly #quietMs: number;
   readonly #maxPending: number;
+  readonly #maxPendingBytes: number;
   readonly #segmentBytes: number;
   readonly #chunkRecords: number;
   readonly #warn: (message: string) => void;
@@ -108,6 +113,8 @@ export class AuditJournal {
   readonly #mine = new Set<string>();
   /** Records appended and not yet copied (those of leftover segments not counted). */
   #pending = 0;
+  /** Their bytes. */
+  #pendingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   /** Copies run one after another. */
   #copying: Promise<void> = Promise.resolve();
@@ -122,7 +129,8 @@ export class AuditJournal {
   ) {
     this.#dir = dir;
     this.#quietMs = options.quietMs ?? 10_000;
-    this.#maxPending = options.maxPending ?? 20_000;
+    this.#maxPending = options.maxPending ?? 100_000;
+    this.#maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
     this.#segmentBytes = options.segmentBytes ?? 4 * 1024 * 1024;
     this.#chunkRecords = options.chunkRecords ?? 1_000;
     this.#warn = options.onWarning ?? (() => {});
@@ -195,8 +203,10 @@ export class AuditJournal {
       this.#warn(`audit journal: writing to ${this.#dir} again`);
     }
     this.#pending += records;
+    this.#pendingBytes += bytes.length;
     if (segment.bytes >= this.#segmentBytes && this.#current === segment) this.#seal();
-    if (this.#pending >= this.#maxPending) void this.ingest().catch(() => undefined);
+    if (this.#pending >= this.#maxPending || this.#pendingBytes >= this.#maxPendingBytes)
+      void this.ingest().catch(() => undefined);
     else this.#quietLater();
   }
 
@@ -248,6 +258,7 @@ export class AuditJournal {
     const segment: OpenSegment = {
       name,
       bytes: header.length,
+      headerBytes: header.length,
       records: 0,
       handle: (async () => {
         if (!this.#madeDir) {
@@ -326,6 +337,12 @@ export class AuditJournal {
       this.#sealed.shift();
       if (segment.written !== undefined) this.#mine.delete(segment.name);
       this.#pending = Math.max(0, this.#pending - (records ?? 0));
+      const written = segment.written;
+      if (written !== undefined)
+        this.#pendingBytes = Math.max(
+          0,
+          this.#pendingBytes - (written.bytes - written.headerBytes),
+        );
     }
   }
 

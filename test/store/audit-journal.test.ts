@@ -132,6 +132,22 @@ describe('embedded store: audit journal', () => {
     expect(await texts(store)).toHaveLength(10);
   });
 
+  it('copies at once when the records waiting reach maxPendingBytes, however few', async () => {
+    const one = Buffer.byteLength(auditCopyLines(records('big', 1)));
+    const { store, dir } = await openWith({ quietMs: 60_000, maxPendingBytes: 3 * one });
+    await store.appendAudit(records('big', 2));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Below the bound: still waiting for quiet.
+    expect(segments(dir)).toHaveLength(1);
+    await store.appendAudit(records('big', 1));
+    await until('the segment is copied', () => segments(dir).length === 0);
+    // What was copied no longer counts: two new records wait again.
+    await store.appendAudit(records('after', 2));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(segments(dir)).toHaveLength(1);
+    expect(await texts(store)).toHaveLength(5);
+  });
+
   it('copies everything when the store closes', async () => {
     const harness = await newHarness();
     const first = await openWith({ quietMs: 60_000 }, harness);
