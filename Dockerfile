@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts ./scripts
 COPY README.md LICENSE ./
 COPY examples ./examples
 RUN npm run build && npm pack --ignore-scripts --pack-destination /tmp
