@@ -82,11 +82,8 @@ export function spawnServer(launch: Launch): ChildProcess {
 interface Early {
   readonly launch: Launch;
   readonly child: ChildProcess;
-  spawned: boolean;
   /** It exited, or could not start. */
   ended: boolean;
-  /** Given up: ended by hintgate, or to be once it has started. */
-  dropped: boolean;
 }
 
 /** Processes started early and not taken yet, by server name. */
@@ -124,12 +121,12 @@ export function startEarly(launches: ReadonlyMap<string, Launch>): void {
       // The transport starts it again and reports why it cannot.
       continue;
     }
-    const entry: Early = { launch, child, spawned: false, ended: false, dropped: false };
-    child.once('spawn', () => {
-      entry.spawned = true;
-      if (entry.dropped) end(entry);
-      else if (child.pid !== undefined) registerGroup(child.pid);
-    });
+    // Node gives a process its pid only once it has started; the 'spawn' event follows a
+    // tick later, and a gateway whose modules are all loaded (the bundle) may take the
+    // process before that tick.
+    const pid = child.pid;
+    const entry: Early = { launch, child, ended: pid === undefined };
+    if (pid !== undefined) registerGroup(pid);
     child.once('error', () => (entry.ended = true));
     child.once('exit', () => (entry.ended = true));
     early.get(server)?.child.kill('SIGKILL');
@@ -150,7 +147,7 @@ export function takeEarly(server: string, launch: Launch): ChildProcess | undefi
     isDeepStrictEqual([...entry.launch.args], [...launch.args]) &&
     entry.launch.cwd === launch.cwd &&
     isDeepStrictEqual({ ...entry.launch.env }, { ...launch.env });
-  if (same && entry.spawned && !entry.ended) return entry.child;
+  if (same && !entry.ended) return entry.child;
   end(entry);
   return undefined;
 }
@@ -161,11 +158,10 @@ export function endEarly(): void {
   early.clear();
 }
 
-/** Ends a process started early, and its group; one not started yet, once it has. */
+/** Ends a process started early, and its group. */
 function end(entry: Early): void {
-  entry.dropped = true;
   const pid = entry.child.pid;
-  if (pid === undefined || entry.ended || !entry.spawned) return;
+  if (pid === undefined || entry.ended) return;
   signalGroup(pid, 'SIGKILL');
   unregisterGroup(pid);
 }

@@ -77,6 +77,28 @@ describe('servers started early', () => {
     child?.kill('SIGKILL');
   });
 
+  it('are taken in the tick that started them, before their spawn event', async () => {
+    const launch = launchOf(ECHO_LINES);
+    startEarly(new Map([['fixture', launch]]));
+    const child = takeEarly('fixture', launch);
+    expect(child?.pid).toBeDefined();
+    const pid = child?.pid as number;
+    expect(isGroupAlive(pid)).toBe(true);
+    // Still ended with its group when the gateway ends what it started.
+    child?.kill('SIGKILL');
+    await waitFor(
+      () => isGroupAlive(pid),
+      (alive) => !alive,
+      5000,
+    );
+  });
+
+  it('are not taken when they could not start', () => {
+    const launch: Launch = { command: '/no/such/server', args: [], env: {} };
+    startEarly(new Map([['fixture', launch]]));
+    expect(takeEarly('fixture', launch)).toBeUndefined();
+  });
+
   it.each([
     ['arguments', (pidFile: string) => launchOf(`${ECHO_LINES} // other`, {}, pidFile)],
     ['environment', (pidFile: string) => launchOf(ECHO_LINES, { MARK: 'other' }, pidFile)],
