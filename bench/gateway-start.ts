@@ -3,7 +3,8 @@
  *
  * - cold start: from spawning `hintgate serve` in front of 10 servers (100 tools each) to the
  *   first tools/list holding all 1,000 tools, against connecting to the same 10 servers
- *   directly (10 clients at once) until each has listed its tools; `COMPARE_CLI` (paths to
+ *   directly (10 clients at once) until each has listed its tools; the same build run from
+ *   its modules (`HINTGATE_BUNDLE=off`) beside it from its bundle; `COMPARE_CLI` (paths to
  *   other builds' `dist/cli/main.js`, comma-separated) adds those builds to every round;
  * - memory: the gateway's resident set after start, and after 5,000 calls, beside one of its
  *   servers' (a node process running the SDK) for scale;
@@ -11,10 +12,12 @@
  *   list the quick servers' tools, and when the slow one's join.
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-start.js
+ *
+ * `PARTS` (comma-separated: cold, memory, slow) runs some of them only.
  */
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import {
   CLI,
   LOOSE,
@@ -31,6 +34,8 @@ import {
 } from './gateway-harness.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
+/** Which parts to run (`PARTS=cold` for the cold start alone); all three by default. */
+const PARTS = new Set((process.env['PARTS'] ?? 'cold,memory,slow').split(','));
 
 const serverArgs = (index: number) => [
   fixture('generator'),
@@ -52,7 +57,11 @@ async function listCount(client: Client): Promise<number> {
   ).tools.length;
 }
 
-async function gatewayColdStart(config: string, cli = CLI): Promise<number> {
+async function gatewayColdStart(
+  config: string,
+  cli = CLI,
+  env: Record<string, string> = {},
+): Promise<number> {
   const started = performance.now();
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(
@@ -60,6 +69,7 @@ async function gatewayColdStart(config: string, cli = CLI): Promise<number> {
       command: process.execPath,
       args: [cli, 'serve', '--config', config],
       stderr: 'ignore',
+      env: { ...getDefaultEnvironment(), ...env },
     }),
   );
   while ((await listCount(client)) < 1000) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -212,28 +222,35 @@ async function slowServer(): Promise<void> {
   await client.close();
 }
 
+async function coldStart(): Promise<void> {
+  // This build and each COMPARE_CLI build, each on a data directory of its own, started once
+  // before the rounds: a gateway's usual start follows an earlier run on the same store.
+  // This build also from its modules rather than its bundle (src/cli/code-cache.ts).
+  const gateways = [
+    { label: 'gateway', cli: CLI, env: {} },
+    { label: 'gateway from its modules', cli: CLI, env: { HINTGATE_BUNDLE: 'off' } },
+    ...compareClis().map((build) => ({ ...build, env: {} })),
+  ].map((build) => ({ ...build, config: writeConfig(servers), times: [] as number[] }));
+  for (const build of gateways) await gatewayColdStart(build.config, build.cli, build.env);
+  const direct: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    direct.push(await directColdStart());
+    for (const build of gateways) {
+      build.times.push(await gatewayColdStart(build.config, build.cli, build.env));
+    }
+  }
+  console.log(
+    `\ncold start to 1,000 tools listed (a start after an earlier run), 10 direct connections ${fixed(median(direct))} ms:`,
+  );
+  for (const build of gateways) {
+    console.log(
+      `  ${build.label}: ${fixed(median(build.times))} ms, ratio ${fixed(median(build.times) / median(direct), 2)}`,
+    );
+  }
+}
+
 requireBuild();
 console.log(`gateway start and memory: ${machine()}, ${ROUNDS} rounds, medians`);
-// This build and each COMPARE_CLI build, each on a data directory of its own, started once
-// before the rounds: a gateway's usual start follows an earlier run on the same store.
-const gateways = [{ label: 'gateway', cli: CLI }, ...compareClis()].map((build) => ({
-  ...build,
-  config: writeConfig(servers),
-  times: [] as number[],
-}));
-for (const build of gateways) await gatewayColdStart(build.config, build.cli);
-const direct: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  direct.push(await directColdStart());
-  for (const build of gateways) build.times.push(await gatewayColdStart(build.config, build.cli));
-}
-console.log(
-  `\ncold start to 1,000 tools listed (a start after an earlier run), 10 direct connections ${fixed(median(direct))} ms:`,
-);
-for (const build of gateways) {
-  console.log(
-    `  ${build.label}: ${fixed(median(build.times))} ms, ratio ${fixed(median(build.times) / median(direct), 2)}`,
-  );
-}
-await memory();
-await slowServer();
+if (PARTS.has('cold')) await coldStart();
+if (PARTS.has('memory')) await memory();
+if (PARTS.has('slow')) await slowServer();

@@ -1,55 +1,16 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
-import { registerApprovals } from './commands/approvals.js';
-import { registerAudit } from './commands/audit.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerInfer } from './commands/infer.js';
-import { registerInit } from './commands/init.js';
-import { registerLint } from './commands/lint.js';
-import { registerNote } from './commands/note.js';
-import { registerOverride } from './commands/override.js';
-import { registerPins } from './commands/pins.js';
-import { registerAuth } from './commands/auth.js';
-import { registerServe } from './commands/serve.js';
-import { registerToolset } from './commands/toolset.js';
-import { registerTools } from './commands/tools.js';
-import { EXIT, exitCodeFor, messageFor } from './exit.js';
-import { VERSION } from './version.js';
+/**
+ * The `hintgate` executable: runs the command line from the bundle the build made of
+ * `program.js`, with V8's code cache (`code-cache.ts`), or from the modules when there is no
+ * bundle as new as they are.
+ */
+import { fileURLToPath } from 'node:url';
+import { bundleBeside, codeCacheDir, runBundle } from './code-cache.js';
+import type * as Program from './program.js';
 
-/** Builds the `hintgate` command with every subcommand registered. */
-export function buildProgram(): Command {
-  const program = new Command('hintgate')
-    .description('An annotation-aware gateway and toolkit for the Model Context Protocol')
-    .version(VERSION)
-    .exitOverride()
-    .showHelpAfterError();
-  registerInit(program);
-  registerInfer(program);
-  registerLint(program);
-  registerServe(program);
-  registerTools(program);
-  registerToolset(program);
-  registerNote(program);
-  registerOverride(program);
-  registerApprovals(program);
-  registerAudit(program);
-  registerPins(program);
-  registerAuth(program);
-  registerCompletion(program);
-  return program;
-}
-
-async function main(argv: readonly string[]): Promise<number> {
-  try {
-    await buildProgram().parseAsync(argv);
-    return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    }
-    process.stderr.write(`hintgate: ${messageFor(error)}\n`);
-    return exitCodeFor(error);
-  }
-}
-
-process.exitCode = await main(process.argv);
+const bundle = bundleBeside(fileURLToPath(import.meta.url), process.env);
+const program: typeof Program =
+  bundle === undefined
+    ? await import('./program.js')
+    : (runBundle(bundle, { cacheDir: codeCacheDir(process.env) }).exports as typeof Program);
+process.exitCode = await program.main(process.argv);

@@ -22,7 +22,10 @@ async function modulesLoaded(
     copyFileSync(join(OPENAPI, file), join(dir, file));
   const log = join(dir, 'modules.log');
   const config = await writeFastConfig(dir, servers);
+  // From its modules: what the loader hook sees (the bundle, src/cli/code-cache.ts, is one
+  // file whose modules run on first use just the same).
   await connectGatewayStdio(client, config, [], {
+    HINTGATE_BUNDLE: 'off',
     NODE_OPTIONS: `--import=${REGISTER.href}`,
     HINTGATE_TEST_MODULE_LOG: log,
   });

@@ -1,0 +1,217 @@
+/**
+ * How the `hintgate` executable loads the CLI fast. The build bundles `program.js` and
+ * everything it loads (the SDKs, zod, hono: some 400 modules) into one CommonJS file,
+ * `hintgate.cjs` (`scripts/bundle-cli.mjs`), and the executable compiles it with V8's code
+ * cache: the bytecode of every function the last start compiled, kept per bundle location
+ * in the user's cache directory. Loading the modules one by one cost a gateway start about
+ * 200 ms of CPU, spent while its servers start on the same cores; the bundle saves the
+ * resolving and reading, the cache the parsing and compiling.
+ */
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/** The bundle's file name, beside `main.js`. */
+export const BUNDLE_NAME = 'hintgate.cjs';
+
+/** The first line of a bundle: this, then the SHA-256 of the rest of the file. */
+export const BUNDLE_STAMP = '// hintgate bundle ';
+
+/** The first line of a cache file; the V8 data follows. */
+const CACHE_HEADER = 'hintgate code cache 1';
+
+/** How long after the start a missing cache is written (a shorter run writes it at exit). */
+const WRITE_AFTER_MS = 3000;
+
+/**
+ * The bundle beside `main.js` (`mainUrl`: its `import.meta.url`), if it is there and not older
+ * than the compiled modules: a build (`npm run build`) makes both, a bare `tsc` the modules
+ * only, and those then run instead of a bundle made of older ones. `HINTGATE_BUNDLE=off`
+ * runs the modules.
+ */
+export function bundleBeside(
+  mainPath: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (env['HINTGATE_BUNDLE'] === 'off') return undefined;
+  const bundle = join(dirname(mainPath), BUNDLE_NAME);
+  const built = mtimeOf(bundle);
+  if (built === undefined) return undefined;
+  // tsc rewrites its build info whenever it emits; a package has none.
+  const compiled = mtimeOf(join(dirname(mainPath), '..', '.tsbuildinfo'));
+  return compiled !== undefined && compiled > built ? undefined : bundle;
+}
+
+function mtimeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where code caches are kept: `HINTGATE_CODE_CACHE` (a directory, or `off` for none), else
+ * `$XDG_CACHE_HOME/hintgate`, else `~/.cache/hintgate`; undefined for none.
+ */
+export function codeCacheDir(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const setting = env['HINTGATE_CODE_CACHE'];
+  if (setting === 'off') return undefined;
+  if (setting !== undefined && setting !== '') return setting;
+  const xdg = env['XDG_CACHE_HOME'];
+  if (xdg !== undefined && xdg !== '') return join(xdg, 'hintgate');
+  try {
+    const home = homedir();
+    return home === '' ? undefined : join(home, '.cache', 'hintgate');
+  } catch {
+    return undefined;
+  }
+}
+
+/** What became of the code cache in {@link runBundle}. */
+export type CodeCacheUse =
+  /** V8 compiled the bundle from the cache. */
+  | 'used'
+  /** There was none (or none for this bundle and Node): one is written. */
+  | 'missing'
+  /** V8 refused the cache (other V8 flags, say): another is written. */
+  | 'rejected'
+  /** No cache directory, or a bundle without its stamp. */
+  | 'off';
+
+/** Options of {@link runBundle}. */
+export interface RunBundleOptions {
+  /** Where caches are kept; undefined: none is read or written. */
+  readonly cacheDir: string | undefined;
+  /** How long after the start a missing cache is written (default 3 s; at exit if sooner). */
+  readonly writeAfterMs?: number;
+}
+
+/**
+ * Runs a CommonJS bundle as Node would require it, compiled with its code cache when one
+ * matches, and returns its exports. The cache file is the bundle's own (named after its
+ * path: one per installation), is read only if this user owns it and no one else can write
+ * it, and holds the bundle's stamp, Node's version and the architecture; V8 checks its own
+ * version and flags. A missing or refused cache is written once the start has compiled
+ * what a run needs: some seconds after the start, or at exit if the run ends sooner.
+ */
+export function runBundle(
+  bundle: string,
+  { cacheDir, writeAfterMs = WRITE_AFTER_MS }: RunBundleOptions,
+): { exports: unknown; cache: CodeCacheUse } {
+  const source = readFileSync(bundle, 'utf8');
+  const stampEnd = source.indexOf('\n');
+  const stamp = source.startsWith(BUNDLE_STAMP)
+    ? source.slice(BUNDLE_STAMP.length, stampEnd)
+    : undefined;
+  const cacheFile =
+    cacheDir === undefined || stamp === undefined
+      ? undefined
+      : join(cacheDir, `cli-${createHash('sha256').update(bundle).digest('hex').slice(0, 16)}.v8`);
+  const header = `${CACHE_HEADER} ${stamp} ${process.version} ${process.arch}\n`;
+  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, header);
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+    {
+      filename: bundle,
+      ...(cachedData === undefined ? {} : { cachedData }),
+    },
+  );
+  const cache: CodeCacheUse =
+    cacheFile === undefined
+      ? 'off'
+      : cachedData === undefined
+        ? 'missing'
+        : script.cachedDataRejected === true
+          ? 'rejected'
+          : 'used';
+  const module = { exports: {} as unknown };
+  const wrapper = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: { exports: unknown },
+    filename: string,
+    dirname: string,
+  ) => void;
+  wrapper.call(
+    module.exports,
+    module.exports,
+    createRequire(bundle),
+    module,
+    bundle,
+    dirname(bundle),
+  );
+  if (cacheFile !== undefined && cache !== 'used')
+    writeLater(script, cacheFile, header, writeAfterMs);
+  return { exports: module.exports, cache };
+}
+
+/** The V8 data of a cache file, if it is this user's alone and made for this bundle and Node. */
+function readCache(file: string, header: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    // Its code runs as this user: a file someone else owns or may write is not read.
+    const stat = fstatSync(fd);
+    if (process.getuid !== undefined && stat.uid !== process.getuid()) return undefined;
+    if ((stat.mode & 0o022) !== 0) return undefined;
+    const data = readFileSync(fd);
+    const head = Buffer.from(header);
+    if (data.length <= head.length || !data.subarray(0, head.length).equals(head)) return undefined;
+    return data.subarray(head.length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes the script's cache (the functions compiled so far) `afterMs` from now, or at exit if
+ * the process ends first; written aside and renamed, so a reader never sees half of one.
+ */
+function writeLater(script: Script, file: string, header: string, afterMs: number): void {
+  let written = false;
+  const write = (): void => {
+    if (written) return;
+    written = true;
+    clearTimeout(timer);
+    process.off('exit', write);
+    const aside = `${file}.${process.pid}.tmp`;
+    try {
+      const data = script.createCachedData();
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(aside, Buffer.concat([Buffer.from(header), data]), { mode: 0o600 });
+      renameSync(aside, file);
+    } catch {
+      // No cache costs the next start its compiling, nothing else.
+      try {
+        unlinkSync(aside);
+      } catch {
+        // Never written.
+      }
+    }
+  };
+  const timer = setTimeout(write, afterMs);
+  timer.unref();
+  process.once('exit', write);
+}
