@@ -2,8 +2,8 @@
  * How the `hintgate` executable loads the CLI fast. The build bundles `program.js` and
  * everything it loads (the SDKs, zod, hono: some 400 modules) into one CommonJS file,
  * `hintgate.cjs` (`scripts/bundle-cli.mjs`), and the executable compiles it with V8's code
- * cache: the bytecode of every function the last start compiled, kept per bundle location
- * in the user's cache directory. Loading the modules one by one cost a gateway start about
+ * cache: the bytecode of every function earlier runs compiled, kept per bundle location in
+ * the user's cache directory. Loading the modules one by one cost a gateway start about
  * 200 ms of CPU, spent while its servers start on the same cores; the bundle saves the
  * resolving and reading, the cache the parsing and compiling.
  */
@@ -33,8 +33,11 @@ export const BUNDLE_STAMP = '// hintgate bundle ';
 /** The first line of a cache file; the V8 data follows. */
 const CACHE_HEADER = 'hintgate code cache 1';
 
-/** How long after the start a missing cache is written (a shorter run writes it at exit). */
-const WRITE_AFTER_MS = 3000;
+/** A cache is written again when the functions compiled since make it this much larger. */
+const GROWTH = 1.05;
+
+/** Where the launcher leaves {@link codeCacheCheckpoint}'s work for the bundle to call. */
+const CHECKPOINT = Symbol.for('hintgate.codeCacheCheckpoint');
 
 /**
  * The bundle beside `main.js` (`mainUrl`: its `import.meta.url`), if it is there and not older
@@ -98,8 +101,6 @@ export type CodeCacheUse =
 export interface RunBundleOptions {
   /** Where caches are kept; undefined: none is read or written. */
   readonly cacheDir: string | undefined;
-  /** How long after the start a missing cache is written (default 3 s; at exit if sooner). */
-  readonly writeAfterMs?: number;
 }
 
 /**
@@ -107,12 +108,14 @@ export interface RunBundleOptions {
  * matches, and returns its exports. The cache file is the bundle's own (named after its
  * path: one per installation), is read only if this user owns it and no one else can write
  * it, and holds the bundle's stamp, Node's version and the architecture; V8 checks its own
- * version and flags. A missing or refused cache is written once the start has compiled
- * what a run needs: some seconds after the start, or at exit if the run ends sooner.
+ * version and flags. A missing or refused cache is written at exit, or at the run's
+ * {@link codeCacheCheckpoint} if it comes first; at the checkpoint, a cache that was used is
+ * written again if the functions compiled since make it larger by a twentieth, so that the
+ * cache a short command left grows to what a gateway's start compiles.
  */
 export function runBundle(
   bundle: string,
-  { cacheDir, writeAfterMs = WRITE_AFTER_MS }: RunBundleOptions,
+  { cacheDir }: RunBundleOptions,
 ): { exports: unknown; cache: CodeCacheUse } {
   const source = readFileSync(bundle, 'utf8');
   const stampEnd = source.indexOf('\n');
@@ -127,10 +130,7 @@ export function runBundle(
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, header);
   const script = new Script(
     `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
-    {
-      filename: bundle,
-      ...(cachedData === undefined ? {} : { cachedData }),
-    },
+    { filename: bundle, ...(cachedData === undefined ? {} : { cachedData }) },
   );
   const cache: CodeCacheUse =
     cacheFile === undefined
@@ -140,6 +140,10 @@ export function runBundle(
         : script.cachedDataRejected === true
           ? 'rejected'
           : 'used';
+  if (cacheFile !== undefined) {
+    const used = cache === 'used' ? (cachedData?.length ?? 0) : undefined;
+    saveLater(script, cacheFile, header, used);
+  }
   const module = { exports: {} as unknown };
   const wrapper = script.runInThisContext() as (
     exports: unknown,
@@ -156,9 +160,17 @@ export function runBundle(
     bundle,
     dirname(bundle),
   );
-  if (cacheFile !== undefined && cache !== 'used')
-    writeLater(script, cacheFile, header, writeAfterMs);
   return { exports: module.exports, cache };
+}
+
+/**
+ * Tells the launcher that the run has compiled what it needs (`serve`: its start has settled),
+ * so that the code cache is written now if it is missing or has grown (see {@link runBundle}).
+ * Does nothing in a run from the modules, or when already done.
+ */
+export function codeCacheCheckpoint(): void {
+  const checkpoint = (globalThis as Record<symbol, unknown>)[CHECKPOINT];
+  if (typeof checkpoint === 'function') (checkpoint as () => void)();
 }
 
 /** The V8 data of a cache file, if it is this user's alone and made for this bundle and Node. */
@@ -186,19 +198,22 @@ function readCache(file: string, header: string): Buffer | undefined {
 }
 
 /**
- * Writes the script's cache (the functions compiled so far) `afterMs` from now, or at exit if
- * the process ends first; written aside and renamed, so a reader never sees half of one.
+ * Writes the script's cache (every function compiled so far) at the run's checkpoint or at
+ * exit, once: at exit only when there was none (`used` undefined: a short command does not
+ * pay for the serializing), at the checkpoint also when it grew past {@link GROWTH} times the
+ * `used` bytes. Written aside and renamed, so a reader never sees half of one.
  */
-function writeLater(script: Script, file: string, header: string, afterMs: number): void {
-  let written = false;
-  const write = (): void => {
-    if (written) return;
-    written = true;
-    clearTimeout(timer);
-    process.off('exit', write);
+function saveLater(script: Script, file: string, header: string, used: number | undefined): void {
+  let saved = false;
+  const save = (): void => {
+    if (saved) return;
+    saved = true;
+    process.off('exit', save);
+    delete (globalThis as Record<symbol, unknown>)[CHECKPOINT];
     const aside = `${file}.${process.pid}.tmp`;
     try {
       const data = script.createCachedData();
+      if (used !== undefined && data.length <= used * GROWTH) return;
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       writeFileSync(aside, Buffer.concat([Buffer.from(header), data]), { mode: 0o600 });
       renameSync(aside, file);
@@ -211,7 +226,6 @@ function writeLater(script: Script, file: string, header: string, afterMs: numbe
       }
     }
   };
-  const timer = setTimeout(write, afterMs);
-  timer.unref();
-  process.once('exit', write);
+  (globalThis as Record<symbol, unknown>)[CHECKPOINT] = save;
+  if (used === undefined) process.once('exit', save);
 }

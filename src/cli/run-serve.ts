@@ -16,12 +16,19 @@ import type { Store } from '../store/store.js';
 import { openStore, storeOptionsFrom } from '../store/store.js';
 import type { HeldLock } from '../store/lock.js';
 import { acquireLock } from '../store/lock.js';
+import { codeCacheCheckpoint } from './code-cache.js';
 import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { messageFor } from './exit.js';
 import { openStatusLog } from './status-log.js';
 import { secretKeyOf } from './secret-key.js';
 import { VERSION } from './version.js';
+
+/**
+ * How long after the start settles its functions go into the code cache (a few ms of
+ * serializing, kept off the first listings).
+ */
+const CHECKPOINT_DELAY_MS = 1000;
 
 /** Options of `hintgate serve`. */
 export interface ServeOptions {
@@ -326,6 +333,8 @@ async function serve(
       // Every server has had its try: a process started early for none of them is ended.
       endEarly();
       store.open();
+      // What the start compiled goes into the code cache, once the first listings are out.
+      setTimeout(codeCacheCheckpoint, CHECKPOINT_DELAY_MS).unref();
       const servers = gateway.servers.all();
       const up = servers.filter((server) => server.status.state === 'up').length;
       say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);

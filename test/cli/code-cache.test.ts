@@ -11,7 +11,10 @@ import {
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_NAME, BUNDLE_STAMP, bundleBeside, codeCacheDir } from '../../src/cli/code-cache.js';
-import { scratchDir } from '../helpers/config.js';
+import { Client } from '@modelcontextprotocol/client';
+import { connectGatewayStdio, writeFastConfig } from '../helpers/call-path.js';
+import { fixtureServer, scratchDir } from '../helpers/config.js';
+import { waitFor } from '../helpers/processes.js';
 import { CLI, requireBuiltCli } from '../helpers/paths.js';
 
 /** Runs the built `hintgate` with these variables added to a plain environment. */
@@ -71,6 +74,33 @@ describe('the bundled CLI and its code cache', () => {
     expect(broken.status).toBe(2);
     expect(broken.stderr).toContain("must have required property 'description'");
     expect(statSync(file).ino).toBe(before.ino);
+  });
+
+  it("grows the cache a short command left with what a gateway's start compiles", async () => {
+    const dir = join(scratchDir(), 'cache');
+    expect(hintgate(['--version'], { HINTGATE_CODE_CACHE: dir }).status).toBe(0);
+    const file = cacheFile(dir);
+    const small = statSync(file);
+    const client = new Client({ name: 'test', version: '1' });
+    try {
+      const config = await writeFastConfig(scratchDir(), { echo: fixtureServer('echo') });
+      await connectGatewayStdio(client, config, [], { HINTGATE_CODE_CACHE: dir });
+      await client.listTools();
+      // Written again about a second after the start settled, while the gateway serves.
+      const grown = await waitFor(
+        () => statSync(file),
+        (stat) => stat.ino !== small.ino,
+        10_000,
+      );
+      expect(grown.size).toBeGreaterThan(small.size * 1.05);
+      expect(grown.mode & 0o777).toBe(0o600);
+    } finally {
+      await client.close();
+    }
+    // What a later run reads: a cache this Node and bundle use.
+    const later = hintgate(['--version'], { HINTGATE_CODE_CACHE: dir });
+    expect(later).toMatchObject({ status: 0, stderr: '' });
+    expect(statSync(file).size).toBeGreaterThan(small.size * 1.05);
   });
 
   it('replaces a cache V8 refuses, and one others could have written, and runs all the same', () => {
