@@ -328,26 +328,38 @@ export class AuditJournal {
       const segment = this.#sealed[0]!;
       await segment.done;
       const records = segment.written?.records;
+      // What the segment held no longer waits once it is in the database: discounted before
+      // its file goes, so that a batch appended as soon as it has gone is not counted against
+      // records already copied.
+      let discounted = false;
+      const discount = (): void => {
+        if (discounted) return;
+        discounted = true;
+        this.#pending = Math.max(0, this.#pending - (records ?? 0));
+        const written = segment.written;
+        if (written !== undefined)
+          this.#pendingBytes = Math.max(
+            0,
+            this.#pendingBytes - (written.bytes - written.headerBytes),
+          );
+      };
       if (records === 0) {
         // Nothing but its header (its one write failed, and went to the database).
         await unlink(join(this.#dir, segment.name)).catch(() => undefined);
       } else {
-        await this.#copySegment(segment.name);
+        await this.#copySegment(segment.name, discount);
       }
       this.#sealed.shift();
       if (segment.written !== undefined) this.#mine.delete(segment.name);
-      this.#pending = Math.max(0, this.#pending - (records ?? 0));
-      const written = segment.written;
-      if (written !== undefined)
-        this.#pendingBytes = Math.max(
-          0,
-          this.#pendingBytes - (written.bytes - written.headerBytes),
-        );
+      discount();
     }
   }
 
-  /** Copies one sealed segment from where its last copy stopped, then removes it. */
-  async #copySegment(name: string): Promise<void> {
+  /**
+   * Copies one sealed segment from where its last copy stopped, then removes it; `copied` is
+   * called once every record is in the database, before the file is removed.
+   */
+  async #copySegment(name: string, copied: () => void): Promise<void> {
     const path = join(this.#dir, name);
     let bytes: Buffer;
     try {
@@ -380,6 +392,7 @@ export class AuditJournal {
         `audit journal: ${bytes.length - start} byte(s) of an unfinished record at the end of ${path} dropped`,
       );
     }
+    copied();
     await unlink(path);
     await this.runner.write((sql) =>
       sql.query('DELETE FROM audit_journal WHERE segment = $1', [name]),
