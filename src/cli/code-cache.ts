@@ -106,9 +106,9 @@ export interface RunBundleOptions {
 /**
  * Runs a CommonJS bundle as Node would require it, compiled with its code cache when one
  * matches, and returns its exports. The cache file is the bundle's own (named after its
- * path: one per installation), is read only if this user owns it and no one else can write
- * it, and holds the bundle's stamp, Node's version and the architecture; V8 checks its own
- * version and flags. A missing or refused cache is written at exit, or at the run's
+ * path, one per installation, and Node's options: {@link cacheKey}), is read only if this
+ * user owns it and no one else can write it, and holds the bundle's stamp, Node's version
+ * and the architecture; V8 checks its own version and flags. A missing or refused cache is written at exit, or at the run's
  * {@link codeCacheCheckpoint} if it comes first; at the checkpoint, a cache that was used is
  * written again if the functions compiled since make it larger by a twentieth, so that the
  * cache a short command left grows to what a gateway's start compiles.
@@ -125,7 +125,7 @@ export function runBundle(
   const cacheFile =
     cacheDir === undefined || stamp === undefined
       ? undefined
-      : join(cacheDir, `cli-${createHash('sha256').update(bundle).digest('hex').slice(0, 16)}.v8`);
+      : join(cacheDir, `cli-${cacheKey(bundle, process.execArgv, process.env['NODE_OPTIONS'])}.v8`);
   const header = `${CACHE_HEADER} ${stamp} ${process.version} ${process.arch}\n`;
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, header);
   const script = new Script(
@@ -171,6 +171,23 @@ export function runBundle(
 export function codeCacheCheckpoint(): void {
   const checkpoint = (globalThis as Record<symbol, unknown>)[CHECKPOINT];
   if (typeof checkpoint === 'function') (checkpoint as () => void)();
+}
+
+/**
+ * What names a bundle's cache file: its path (one file per installation) and the options
+ * Node runs with, since V8 refuses a cache made under other flags (`--max-old-space-size`,
+ * say): a gateway run with them and one without each keep their own, rather than replacing
+ * each other's at every start.
+ */
+export function cacheKey(
+  bundle: string,
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): string {
+  return createHash('sha256')
+    .update(JSON.stringify([bundle, execArgv, nodeOptions ?? '']))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The V8 data of a cache file, if it is this user's alone and made for this bundle and Node. */

@@ -10,7 +10,13 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_NAME, BUNDLE_STAMP, bundleBeside, codeCacheDir } from '../../src/cli/code-cache.js';
+import {
+  BUNDLE_NAME,
+  BUNDLE_STAMP,
+  bundleBeside,
+  cacheKey,
+  codeCacheDir,
+} from '../../src/cli/code-cache.js';
 import { Client } from '@modelcontextprotocol/client';
 import { connectGatewayStdio, writeFastConfig } from '../helpers/call-path.js';
 import { fixtureServer, scratchDir } from '../helpers/config.js';
@@ -127,6 +133,20 @@ describe('the bundled CLI and its code cache', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('keeps a cache of its own for other V8 options, and both are used', () => {
+    const dir = join(scratchDir(), 'cache');
+    const flags = { HINTGATE_CODE_CACHE: dir, NODE_OPTIONS: '--max-old-space-size=512' };
+    expect(hintgate(['--version'], { HINTGATE_CODE_CACHE: dir }).status).toBe(0);
+    expect(hintgate(['--version'], flags).status).toBe(0);
+    const files = readdirSync(dir).filter((name) => name.endsWith('.v8'));
+    expect(files).toHaveLength(2);
+    const before = files.map((name) => statSync(join(dir, name)).ino);
+    // Each run finds its own, which V8 takes: neither is written again.
+    expect(hintgate(['--version'], { HINTGATE_CODE_CACHE: dir }).status).toBe(0);
+    expect(hintgate(['--version'], flags).status).toBe(0);
+    expect(files.map((name) => statSync(join(dir, name)).ino)).toEqual(before);
+  });
+
   it('writes no cache when told not to, and runs the same program from the modules', () => {
     const scratch = scratchDir();
     const bundled = hintgate(['--help'], { HINTGATE_CODE_CACHE: 'off', XDG_CACHE_HOME: scratch });
@@ -156,6 +176,17 @@ describe('bundleBeside', () => {
     const later = new Date(Date.now() + 5000);
     utimesSync(join(dist, '.tsbuildinfo'), later, later);
     expect(bundleBeside(main, {})).toBeUndefined();
+  });
+});
+
+describe('cacheKey', () => {
+  it("names one file per bundle and per Node options V8's flags may depend on", () => {
+    const key = cacheKey('/a/hintgate.cjs', [], undefined);
+    expect(key).toMatch(/^[0-9a-f]{16}$/);
+    expect(cacheKey('/a/hintgate.cjs', [], '')).toBe(key);
+    expect(cacheKey('/b/hintgate.cjs', [], undefined)).not.toBe(key);
+    expect(cacheKey('/a/hintgate.cjs', ['--max-old-space-size=512'], undefined)).not.toBe(key);
+    expect(cacheKey('/a/hintgate.cjs', [], '--max-old-space-size=512')).not.toBe(key);
   });
 });
 
