@@ -40,7 +40,7 @@ const GROWTH = 1.05;
 const CHECKPOINT = Symbol.for('hintgate.codeCacheCheckpoint');
 
 /**
- * The bundle beside `main.js` (`mainUrl`: its `import.meta.url`), if it is there and not older
+ * The bundle beside `main.js` (at `mainPath`), if it is there and not older
  * than the compiled modules: a build (`npm run build`) makes both, a bare `tsc` the modules
  * only, and those then run instead of a bundle made of older ones. `HINTGATE_BUNDLE=off`
  * runs the modules.
@@ -86,17 +86,6 @@ export function codeCacheDir(
   }
 }
 
-/** What became of the code cache in {@link runBundle}. */
-export type CodeCacheUse =
-  /** V8 compiled the bundle from the cache. */
-  | 'used'
-  /** There was none (or none for this bundle and Node): one is written. */
-  | 'missing'
-  /** V8 refused the cache (other V8 flags, say): another is written. */
-  | 'rejected'
-  /** No cache directory, or a bundle without its stamp. */
-  | 'off';
-
 /** Options of {@link runBundle}. */
 export interface RunBundleOptions {
   /** Where caches are kept; undefined: none is read or written. */
@@ -108,15 +97,13 @@ export interface RunBundleOptions {
  * matches, and returns its exports. The cache file is the bundle's own (named after its
  * path, one per installation, and Node's options: {@link cacheKey}), is read only if this
  * user owns it and no one else can write it, and holds the bundle's stamp, Node's version
- * and the architecture; V8 checks its own version and flags. A missing or refused cache is written at exit, or at the run's
- * {@link codeCacheCheckpoint} if it comes first; at the checkpoint, a cache that was used is
- * written again if the functions compiled since make it larger by a twentieth, so that the
- * cache a short command left grows to what a gateway's start compiles.
+ * and the architecture; V8 checks its own version and flags. A missing or refused cache is
+ * written at exit, or at the run's {@link codeCacheCheckpoint} if it comes first; at the
+ * checkpoint, a cache that was used is written again if the functions compiled since make it
+ * larger by a twentieth, so that the cache a short command left grows to what a gateway's
+ * start compiles.
  */
-export function runBundle(
-  bundle: string,
-  { cacheDir }: RunBundleOptions,
-): { exports: unknown; cache: CodeCacheUse } {
+export function runBundle(bundle: string, { cacheDir }: RunBundleOptions): unknown {
   const source = readFileSync(bundle, 'utf8');
   const stampEnd = source.indexOf('\n');
   const stamp = source.startsWith(BUNDLE_STAMP)
@@ -132,16 +119,9 @@ export function runBundle(
     `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
     { filename: bundle, ...(cachedData === undefined ? {} : { cachedData }) },
   );
-  const cache: CodeCacheUse =
-    cacheFile === undefined
-      ? 'off'
-      : cachedData === undefined
-        ? 'missing'
-        : script.cachedDataRejected === true
-          ? 'rejected'
-          : 'used';
   if (cacheFile !== undefined) {
-    const used = cache === 'used' ? (cachedData?.length ?? 0) : undefined;
+    // The bytes of a cache V8 took; none when there was none, or V8 refused it (other flags).
+    const used = script.cachedDataRejected === true ? undefined : cachedData?.length;
     saveLater(script, cacheFile, header, used);
   }
   const module = { exports: {} as unknown };
@@ -160,7 +140,7 @@ export function runBundle(
     bundle,
     dirname(bundle),
   );
-  return { exports: module.exports, cache };
+  return module.exports;
 }
 
 /**

@@ -12,5 +12,5 @@ const bundle = bundleBeside(fileURLToPath(import.meta.url), process.env);
 const program: typeof Program =
   bundle === undefined
     ? await import('./program.js')
-    : (runBundle(bundle, { cacheDir: codeCacheDir(process.env) }).exports as typeof Program);
+    : (runBundle(bundle, { cacheDir: codeCacheDir(process.env) }) as typeof Program);
 process.exitCode = await program.main(process.argv);

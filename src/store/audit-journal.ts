@@ -76,6 +76,8 @@ interface SealedSegment {
   readonly done: Promise<void>;
   /** This process's segment (its record count); absent for one an earlier process left. */
   readonly written?: OpenSegment;
+  /** Its records no longer count as waiting ({@link AuditJournal.#discount}). */
+  discounted?: boolean;
 }
 
 /** The data a segment's bytes hold: its columns and where its records start. */
@@ -327,32 +329,29 @@ export class AuditJournal {
     while (this.#sealed.length > 0) {
       const segment = this.#sealed[0]!;
       await segment.done;
-      const records = segment.written?.records;
-      // What the segment held no longer waits once it is in the database: discounted before
-      // its file goes, so that a batch appended as soon as it has gone is not counted against
-      // records already copied.
-      let discounted = false;
-      const discount = (): void => {
-        if (discounted) return;
-        discounted = true;
-        this.#pending = Math.max(0, this.#pending - (records ?? 0));
-        const written = segment.written;
-        if (written !== undefined)
-          this.#pendingBytes = Math.max(
-            0,
-            this.#pendingBytes - (written.bytes - written.headerBytes),
-          );
-      };
-      if (records === 0) {
+      if (segment.written?.records === 0) {
         // Nothing but its header (its one write failed, and went to the database).
         await unlink(join(this.#dir, segment.name)).catch(() => undefined);
       } else {
-        await this.#copySegment(segment.name, discount);
+        await this.#copySegment(segment.name, () => this.#discount(segment));
       }
       this.#sealed.shift();
       if (segment.written !== undefined) this.#mine.delete(segment.name);
-      discount();
+      this.#discount(segment);
     }
+  }
+
+  /**
+   * Stops counting a segment's records as waiting, once: as soon as they are in the database,
+   * before its file goes, so that a batch appended the moment it has gone is not counted
+   * against records already copied (nor twice when removing the file failed and is retried).
+   */
+  #discount(segment: SealedSegment): void {
+    const written = segment.written;
+    if (written === undefined || segment.discounted === true) return;
+    segment.discounted = true;
+    this.#pending = Math.max(0, this.#pending - written.records);
+    this.#pendingBytes = Math.max(0, this.#pendingBytes - (written.bytes - written.headerBytes));
   }
 
   /**
