@@ -14,6 +14,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Sql } from './sql.js';
@@ -273,6 +274,27 @@ export function storeProfilingFlags(execArgv: readonly string[]): string[] {
   return flags;
 }
 
+/**
+ * The store process's niceness: its work (starting, copying the audit journal, checking the
+ * start snapshot) is done in the background of the calls it records, and on a machine whose
+ * cores are all busy with clients, the gateway and its servers, it gets the CPU they leave
+ * rather than a share taken from them (a nice 10 process gets about a tenth of a core
+ * against one at 0). Alone, it runs at full speed.
+ */
+export const STORE_NICENESS = 10;
+
+/** Lowers the store process's priority to {@link STORE_NICENESS}; nothing if not allowed. */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    // Relative to the gateway's own: a gateway already run under `nice` keeps its store below it.
+    setPriority(pid, Math.min(19, getPriority() + STORE_NICENESS));
+  } catch {
+    // A process already gone (it failed to start: said by its 'error' event) or a platform
+    // that refuses: it runs at the gateway's priority.
+  }
+}
+
 function processHost(module: string, execPath: string): Host {
   const profiling = storeProfilingFlags(process.execArgv);
   // Structured clones over the IPC channel, as between threads (dates, bigints intact).
@@ -283,6 +305,7 @@ function processHost(module: string, execPath: string): Host {
     // Only what it needs: the gateway's environment may hold servers' secrets.
     env: { ...STORE_ENV, HINTGATE_PGLITE_WORKER: JSON.stringify({ module }) },
   });
+  lowerPriority(child.pid);
   // The end of what it wrote to stderr, for the message that says it ended.
   let stderr = '';
   child.stderr?.setEncoding('utf8');

@@ -1,8 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PgliteWorker, storeProfilingFlags } from '../../src/store/pglite-worker.js';
+import {
+  PgliteWorker,
+  STORE_NICENESS,
+  storeProfilingFlags,
+} from '../../src/store/pglite-worker.js';
 import { isConnectionError, toStoreError } from '../../src/store/sql.js';
 
 /** The id of the store process of `db` (never 0, which would signal this process's group). */
@@ -129,6 +133,13 @@ describe('PGlite in a child process that dies', () => {
       `pglite is closed: the store process (pid ${pid}) was killed by SIGKILL`,
     );
     expect(toStoreError(error, 'here').code).toBe('STORE_UNAVAILABLE');
+    await db.close();
+  });
+
+  it('runs its process at a lower priority than this one (background work)', async () => {
+    const db = await PgliteWorker.open(newDir());
+    expect(getPriority(processOf(db))).toBe(Math.min(19, getPriority() + STORE_NICENESS));
+    expect(await db.sql.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     await db.close();
   });
 
