@@ -23,6 +23,7 @@ import { messageFor } from './exit.js';
 import { openStatusLog } from './status-log.js';
 import { secretKeyOf } from './secret-key.js';
 import { VERSION } from './version.js';
+import { whenQuiet } from './quiet.js';
 
 /**
  * How long after the start settles its functions go into the code cache (a few ms of
@@ -147,17 +148,28 @@ async function serve(
       : undefined;
   const open = async (): Promise<Store> => {
     if (heldLock !== undefined && target.kind === 'pglite') {
-      return openStore({ ...target, lock: heldLock, onWarning });
+      // The snapshot says the database is as this version left it: its process starts when
+      // something needs it, not while the first calls arrive.
+      return openStore({ ...target, lock: heldLock, onWarning, deferDatabase: true });
     }
     const opened = await openStoreForCli({ store: storeSpec, dataDir: loaded.dataDir, onWarning });
     if (opened instanceof RemoteStore) say(`store: ${opened.location}`);
     return opened;
   };
+  // The snapshot's answers are checked against the store once the gateway is quiet: the check
+  // starts the embedded database's process, half a second of CPU its clients need more.
+  let cancelConfirm: (() => void) | undefined;
   const store = new DeferredStore(
     target.kind,
     target.kind === 'pglite' ? target.dataDir : 'the PostgreSQL store (connecting)',
     open,
-    { ...(startReads === undefined ? {} : { startReads }), onWarning },
+    {
+      ...(startReads === undefined ? {} : { startReads }),
+      onWarning,
+      confirmWhen: (confirm) => {
+        cancelConfirm = whenQuiet(confirm);
+      },
+    },
   );
   if (heldLock === undefined) store.open();
   else {
@@ -241,6 +253,7 @@ async function serve(
   };
   /** Closes the store, after the admin endpoint; keeps what the next start reads. */
   const closeStore = async (): Promise<void> => {
+    cancelConfirm?.();
     // A lazy store never opened is closed first: that ends the wait of the admin endpoint.
     if (!store.begun) await store.close();
     // The admin endpoint starts once the store is open: let an open under way finish.
@@ -252,10 +265,15 @@ async function serve(
     // Read before the store closes, saved once it has (the snapshot names its last state),
     // unless something may have changed them meanwhile (a request still being handled).
     const changes = startReads?.changes;
-    const reads = local ? await startReads?.snapshot(opened).catch(() => undefined) : undefined;
+    // A database that never ran in this process is as the snapshot on disk names it (every
+    // write would have run it): that snapshot stays, and nothing starts the database to
+    // read it again.
+    const untouched = local && !store.databaseUsed();
+    const reads =
+      local && !untouched ? await startReads?.snapshot(opened).catch(() => undefined) : undefined;
     await store.close();
     heldLock?.release();
-    if (!local) return;
+    if (!local || untouched) return;
     try {
       saveSnapshot(target.dataDir, VERSION, startReads?.changes === changes ? reads : undefined);
     } catch (error) {

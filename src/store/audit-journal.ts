@@ -225,11 +225,20 @@ export class AuditJournal {
     return run;
   }
 
-  /** Copies what is left into the log (what cannot be is left on disk) and stops. */
-  async close(): Promise<void> {
+  /**
+   * Copies what is left into the log (what cannot be is left on disk) and stops. With `copy`
+   * false, it only finishes writing: every record stays on disk, copied by the next process
+   * that opens the store, as after a gateway killed outright.
+   */
+  async close({ copy = true }: { readonly copy?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    if (!copy) {
+      this.#seal();
+      await Promise.all([this.#copying, ...this.#sealed.map((segment) => segment.done)]);
+      return;
+    }
     try {
       await this.ingest();
     } catch (error) {

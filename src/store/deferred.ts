@@ -27,6 +27,12 @@ export interface DeferredStoreOptions {
   readonly startReads?: StartReads;
   /** Told when a snapshot's answer was not the store's. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * When to check the snapshot's answers against the opened store: `confirm` is called when
+   * it is time (the gateway passes a function that waits until it is quiet, since the check
+   * starts the embedded database's process). Default: as soon as the store is open.
+   */
+  readonly confirmWhen?: (confirm: () => void) => void;
 }
 
 /**
@@ -82,16 +88,23 @@ export class DeferredStore implements Store {
       const reads = this.#reads;
       if (reads !== undefined) {
         store.watch((event) => reads.heard(event));
-        reads.confirmOn(store).then(
-          (same) => {
-            // Opened only to check the snapshot: its process is not kept for nothing (the
-            // audit log's batches go to the journal, without it).
-            if (same) return store.rest?.();
-            options.onWarning?.('the start snapshot differed from the store; everything is reread');
-            for (const watch of this.#watches) watch.listener({ kind: 'resync' });
-          },
-          () => undefined,
-        );
+        const confirm = (): void => {
+          if (this.#closed) return;
+          reads.confirmOn(store).then(
+            (same) => {
+              // Opened only to check the snapshot: its process is not kept for nothing (the
+              // audit log's batches go to the journal, without it).
+              if (same) return store.rest?.();
+              options.onWarning?.(
+                'the start snapshot differed from the store; everything is reread',
+              );
+              for (const watch of this.#watches) watch.listener({ kind: 'resync' });
+            },
+            () => undefined,
+          );
+        };
+        if (options.confirmWhen === undefined) confirm();
+        else options.confirmWhen(confirm);
       }
       return store;
     });
@@ -111,6 +124,12 @@ export class DeferredStore implements Store {
 
   get location(): string {
     return this.#location;
+  }
+
+  /** Whether the opened store's database has run (none opened yet: false). */
+  databaseUsed(): boolean {
+    const store = this.#store;
+    return store === undefined ? false : (store.databaseUsed?.() ?? true);
   }
 
   /** The opened store, once it is (undefined while opening or after a failed open). */

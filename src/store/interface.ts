@@ -218,6 +218,12 @@ export interface Store {
    * does by itself after 30 s idle. Optional; PostgreSQL has nothing to do.
    */
   rest?(): void;
+  /**
+   * Whether the embedded store's database has run in this process: false for one opened with
+   * `deferDatabase` that nothing has needed yet (its journal took every audit record).
+   * Optional; PostgreSQL's is always in use.
+   */
+  databaseUsed?(): boolean;
   /** Closes connections and releases the data directory; further calls fail. */
   close(): Promise<void>;
 }
@@ -255,6 +261,16 @@ export interface PgliteStoreOptions extends CommonStoreOptions {
    * when the open fails. Default: taken by the open.
    */
   readonly lock?: HeldLock;
+  /**
+   * Start the database's process with the first statement that needs it, not during the open
+   * (which then only takes the lock and sets up the audit journal); migrations run with that
+   * first statement. For a database known to be as this version of hintgate left it after a
+   * clean close (the start snapshot's stamp says so): opening it costs a process about half a
+   * second of CPU, which a gateway whose first listing comes from the snapshot need not spend
+   * while its client's first calls arrive. Default false: a database that cannot be opened
+   * fails the open.
+   */
+  readonly deferDatabase?: boolean;
 }
 
 /** A PostgreSQL database, optionally in a schema of its own. */

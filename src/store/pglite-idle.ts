@@ -34,6 +34,7 @@ export class IdlePglite implements PgliteHandle {
   #closed = false;
   /** Told when the last statement in progress has ended. */
   #inactive: (() => void)[] = [];
+  #everOpened = false;
 
   constructor(
     private readonly open: () => Promise<PgliteWorker>,
@@ -42,6 +43,7 @@ export class IdlePglite implements PgliteHandle {
     private readonly onWarning: (message: string) => void = () => {},
   ) {
     if (first !== undefined) {
+      this.#everOpened = true;
       this.#db = Promise.resolve(first);
       this.#idle();
     }
@@ -50,6 +52,11 @@ export class IdlePglite implements PgliteHandle {
   /** Whether a database is open (or opening) now. */
   get isOpen(): boolean {
     return this.#db !== undefined;
+  }
+
+  /** Whether a database has been opened (or begun opening) by this handle at all. */
+  get everOpened(): boolean {
+    return this.#everOpened;
   }
 
   readonly sql: Sql = {
@@ -118,6 +125,7 @@ export class IdlePglite implements PgliteHandle {
   /** The open database, opening one when there is none. */
   #current(): Promise<PgliteWorker> {
     if (this.#db === undefined) {
+      this.#everOpened = true;
       // Reopened after the previous close has let go of the files.
       const opening = this.#closing.then(() => this.open());
       this.#db = opening;

@@ -108,6 +108,7 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
   }
   const lock =
     options.lock ?? acquireLock(dataDir, options.onWarning ? { onWarning: options.onWarning } : {});
+  const databaseDir = join(dataDir, PGLITE_DATABASE_DIR);
   let db: PgliteWorker | undefined;
   try {
     // PostgreSQL's default 128 MB of shared buffers would live in the store's memory;
@@ -128,31 +129,44 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     };
     const open = () =>
       PgliteWorker.open(
-        join(dataDir, PGLITE_DATABASE_DIR),
+        databaseDir,
         [`shared_buffers=${PGLITE_SHARED_BUFFERS}`],
         'process',
         process.execPath,
         hooks,
       );
-    const created = await createDatabase(
-      join(dataDir, PGLITE_DATABASE_DIR),
-      options.template ?? bundledTemplate(),
-      options.onWarning,
-    );
-    db = await open();
+    // The first database opened runs the migrations (and makes PGlite's files its owner's)
+    // before anything else uses it: at the open, or with the first statement when deferred.
+    let migrated = false;
+    const openMigrated = async (): Promise<PgliteWorker> => {
+      const worker = await open();
+      if (migrated) return worker;
+      try {
+        await migrate(pgliteDriver(worker, dataDir, { release: () => undefined }));
+        // PGlite creates its files 0666 and directories 0777 whatever the umask (and a
+        // worker thread cannot set one): made the owner's alone once it has written them.
+        // Files it creates later are unreachable to others through the 0700 directories.
+        restrictTree(databaseDir);
+      } catch (error) {
+        await worker.close().catch(() => undefined);
+        throw error;
+      }
+      migrated = true;
+      return worker;
+    };
+    const deferred = options.deferDatabase === true && existsSync(join(databaseDir, 'PG_VERSION'));
+    const created = deferred
+      ? 'existing'
+      : await createDatabase(databaseDir, options.template ?? bundledTemplate(), options.onWarning);
+    db = deferred ? undefined : await openMigrated();
     // Closed when idle, reopened by the next statement (the lock stays held meanwhile).
     const idle = new IdlePglite(
-      open,
+      openMigrated,
       options.idleCloseMs ?? PGLITE_IDLE_CLOSE_MS,
       db,
       options.onWarning,
     );
     const driver = pgliteDriver(idle, dataDir, lock);
-    await migrate(driver);
-    // PGlite creates its files 0666 and directories 0777 whatever the umask (and a worker
-    // thread cannot set one): made the owner's alone once it has written them. Files it
-    // creates later are unreachable to others through the 0700 directories.
-    restrictTree(join(dataDir, PGLITE_DATABASE_DIR));
     // Creating the database ran a second PostgreSQL beside it (about 700 MiB in all): start
     // afresh, at the usual size, with the next statement.
     if (created === 'initdb') idle.suspend();
@@ -161,6 +175,7 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
     return new SqlStore(runner, {
       setAdminEndpoint: (endpoint) => lock.setAdmin(endpoint),
       rest: () => idle.suspend(),
+      databaseUsed: () => idle.everOpened,
       ...(journal === false
         ? {}
         : {

@@ -64,6 +64,8 @@ export interface SqlStoreHooks {
   readonly auditJournal?: (runner: StoreRunner) => AuditJournal;
   /** {@link Store.rest}: the embedded store ends its database's process when idle. */
   readonly rest?: () => void;
+  /** {@link Store.databaseUsed}: whether the embedded store's database has run. */
+  readonly databaseUsed?: () => boolean;
 }
 
 /** The name of the lock of one OAuth login. */
@@ -502,9 +504,15 @@ export class SqlStore implements Store {
     this.hooks.rest?.();
   }
 
+  databaseUsed(): boolean {
+    return this.hooks.databaseUsed?.() ?? true;
+  }
+
   async close(): Promise<void> {
-    // The journal's records are copied into the database before it closes.
-    if (!this.runner.closed) await this.#journal?.close();
+    // The journal's records are copied into the database before it closes, unless the
+    // database has not run in this process (opened deferred, nothing needed it): it is not
+    // started only for that, and the records wait on disk for whoever opens it next.
+    if (!this.runner.closed) await this.#journal?.close({ copy: this.databaseUsed() });
     await this.runner.close();
   }
 

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE } from '../../src/store/snapshot.js';
+import type { AuditRecord } from '../../src/store/types.js';
+import { callTool } from '../helpers/call-path.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
 import { connectStdio, rawListTools, spawnGateway } from '../helpers/gateway.js';
@@ -52,6 +54,36 @@ describe('the start snapshot', () => {
     const fourth = await run(config);
     expect(fourth.stderr).toMatch(SNAPSHOT_USED);
     expect(fourth.title).toBe('Sum');
+  }, 120_000);
+
+  it('keeps the calls of a run that never started its database, for the next reader of the log', async () => {
+    const dir = scratchDir();
+    const config = writeConfig(dir, { echo: fixtureServer('echo') });
+    await run(config);
+    // Calls made right away and a close: the snapshot serves the start, the database's process
+    // is not started for them (it waits for the gateway to be quiet), and their records stay
+    // in the journal when it is not.
+    const { client, transport, stderr } = await connectStdio(config, 'v2-legacy');
+    const pid = transport.pid;
+    try {
+      expect(stderr()).toMatch(SNAPSHOT_USED);
+      for (const text of ['one', 'two', 'three']) {
+        const result = await callTool(client, 'echo_echo', { text });
+        expect(result['isError']).not.toBe(true);
+      }
+    } finally {
+      await client.close();
+      await expect.poll(() => pid === null || !isAlive(pid), { timeout: 10_000 }).toBe(true);
+    }
+    const audit = await runCli(['audit', '--tool', 'echo_echo', '--config', config, '--json']);
+    expect(audit.code).toBe(0);
+    const texts = (JSON.parse(audit.stdout) as AuditRecord[]).map(
+      (record) => (record.arguments as { text: string }).text,
+    );
+    expect(texts.sort()).toEqual(['one', 'three', 'two']);
+    // The CLI opened the database: the next start waits for the store, and leaves a snapshot.
+    expect((await run(config)).stderr).not.toMatch(SNAPSHOT_USED);
+    expect((await run(config)).stderr).toMatch(SNAPSHOT_USED);
   }, 120_000);
 
   it('corrects a first listing the store contradicts, with list_changed', async () => {

@@ -163,6 +163,52 @@ describe('embedded store: audit journal', () => {
     ]);
   });
 
+  it('with a deferred database never started, leaves the records for the next opener and does not start it', async () => {
+    const harness = await newHarness();
+    // A first open creates and migrates the database; the next one defers it.
+    await (await openWith({ quietMs: 60_000 }, harness)).store.close();
+    open.pop();
+    const warnings: string[] = [];
+    const deferred = await openStore({
+      ...(harness.options as PgliteStoreOptions),
+      auditJournal: { quietMs: 60_000 },
+      deferDatabase: true,
+      onWarning: (message) => warnings.push(message),
+    });
+    open.push(deferred);
+    const dir = join((harness.options as { dataDir: string }).dataDir, AUDIT_JOURNAL_DIR);
+    await deferred.appendAudit(records('deferred', 3));
+    expect(deferred.databaseUsed?.()).toBe(false);
+    await deferred.close();
+    // Closing did not start the database to copy them: they wait on disk, whole.
+    expect(deferred.databaseUsed?.()).toBe(false);
+    expect(segments(dir)).toHaveLength(1);
+    expect(warnings).toEqual([]);
+    const next = await openWith({ quietMs: 60_000 }, harness);
+    expect((await texts(next.store)).sort()).toEqual(['deferred-0', 'deferred-1', 'deferred-2']);
+    expect(segments(dir)).toEqual([]);
+  });
+
+  it('with a deferred database, starts it (migrated) for the first statement, and copies at close once it has run', async () => {
+    const harness = await newHarness();
+    await (await openWith({ quietMs: 60_000 }, harness)).store.close();
+    open.pop();
+    const deferred = await openStore({
+      ...(harness.options as PgliteStoreOptions),
+      auditJournal: { quietMs: 60_000 },
+      deferDatabase: true,
+    });
+    open.push(deferred);
+    const dir = join((harness.options as { dataDir: string }).dataDir, AUDIT_JOURNAL_DIR);
+    await deferred.appendAudit(records('ran', 2));
+    expect(await deferred.listToolsets()).toEqual([]);
+    expect(deferred.databaseUsed?.()).toBe(true);
+    await deferred.close();
+    expect(segments(dir)).toEqual([]);
+    const next = await openWith(false, harness);
+    expect((await texts(next.store)).sort()).toEqual(['ran-0', 'ran-1']);
+  });
+
   it('copies a segment an earlier process left from where its copy stopped, dropping an unfinished last line', async () => {
     const harness = await newHarness();
     const { dir } = await openWith({ quietMs: 60_000 }, harness);
