@@ -24,6 +24,7 @@ import { openStatusLog } from './status-log.js';
 import { secretKeyOf } from './secret-key.js';
 import { VERSION } from './version.js';
 import { whenQuiet } from './quiet.js';
+import { trimHeapWhenIdle } from './heap-trim.js';
 
 /**
  * How long after the start settles its functions go into the code cache (a few ms of
@@ -239,9 +240,11 @@ async function serve(
   let endpoint: McpEndpoint | undefined;
   let listener: HttpListener | undefined;
   let shuttingDown: Promise<void> | undefined;
+  let stopTrimming: (() => void) | undefined;
   const shutdown = (why: string): Promise<void> => {
     shuttingDown ??= (async () => {
       say(`shutting down (${why})`);
+      stopTrimming?.();
       endEarly();
       await stdio?.close();
       await endpoint?.close();
@@ -353,6 +356,8 @@ async function serve(
       store.open();
       // What the start compiled goes into the code cache, once the first listings are out.
       setTimeout(codeCacheCheckpoint, CHECKPOINT_DELAY_MS).unref();
+      // The memory the start's allocations grew is given back once the gateway is idle.
+      stopTrimming = trimHeapWhenIdle();
       const servers = gateway.servers.all();
       const up = servers.filter((server) => server.status.state === 'up').length;
       say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);

@@ -1,0 +1,92 @@
+import { performance } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** How often the heap is looked at, in ms. */
+export const TRIM_EVERY_MS = 10_000;
+
+/** The young generation's size (both halves) above which an idle heap is worth a trim. */
+export const TRIM_ABOVE_BYTES = 8 * 1024 * 1024;
+
+/** The share of a period the event loop may have been busy and still count as idle. */
+const IDLE_UTILIZATION = 0.02;
+
+/** V8's `gc()` with options, as `--expose-gc` defines it. */
+type Collect = (options: { type: 'major'; execution: 'async' }) => Promise<void>;
+
+/** Options of {@link trimHeapWhenIdle}. */
+export interface HeapTrimOptions {
+  readonly everyMs?: number;
+  readonly aboveBytes?: number;
+  /** Told once per trim, with the young generation's size before it (for tests and logs). */
+  readonly onTrim?: (youngBytes: number) => void;
+}
+
+/**
+ * Gives back the young generation's memory while the process is idle. V8 grows it (up to
+ * 2 x 16 MiB) under the allocations of a start or of a burst of calls, and keeps it at that
+ * size while nothing allocates, since it only shrinks it at a collection that finds the
+ * allocation rate low: a gateway idle after its start held 30 MiB more than it needed. So,
+ * every `everyMs`, if the event loop was idle over the whole period and the young generation
+ * is larger than `aboveBytes`, a major collection runs (concurrently: it does not stop the
+ * loop), which lets V8 shrink it; the allocation rate it sees is the idle period's. Calls
+ * that come meanwhile grow it again as they need.
+ *
+ * Collections are asked through the `gc` function `--expose-gc` defines, taken from a new
+ * context with the flag set only for that moment: V8 hashes its flags into code caches, and
+ * a flag left changed would make every code cache written later (`code-cache.ts`) one the
+ * next start refuses. Returns a function that stops the trimming; the timer keeps no process
+ * alive. Where the function cannot be had (a V8 that refuses flags at run time), nothing is
+ * trimmed.
+ */
+export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
+  const collect = collector();
+  if (collect === undefined) return () => undefined;
+  const everyMs = options.everyMs ?? TRIM_EVERY_MS;
+  const aboveBytes = options.aboveBytes ?? TRIM_ABOVE_BYTES;
+  let last = performance.eventLoopUtilization();
+  let collecting = false;
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    if (collecting || busy >= IDLE_UTILIZATION) return;
+    const young = youngGenerationBytes();
+    if (young <= aboveBytes) return;
+    collecting = true;
+    options.onTrim?.(young);
+    collect({ type: 'major', execution: 'async' })
+      .catch(() => undefined)
+      .finally(() => {
+        collecting = false;
+        // The collection's own work is not the calls' activity.
+        last = performance.eventLoopUtilization();
+      });
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The memory the young generation (new space) holds now. */
+export function youngGenerationBytes(): number {
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  return space?.physical_space_size ?? 0;
+}
+
+/** V8's `gc`, with `--expose-gc` set back as it was once it is had; undefined if refused. */
+function collector(): Collect | undefined {
+  // Run with --expose-gc already: its function, and the flags left as they are.
+  const exposed: unknown = (globalThis as { gc?: unknown }).gc;
+  if (typeof exposed === 'function') return exposed as Collect;
+  try {
+    setFlagsFromString('--expose-gc');
+    try {
+      const gc: unknown = runInNewContext('gc');
+      return typeof gc === 'function' ? (gc as Collect) : undefined;
+    } finally {
+      setFlagsFromString('--no-expose-gc');
+    }
+  } catch {
+    return undefined;
+  }
+}
