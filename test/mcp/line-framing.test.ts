@@ -34,7 +34,7 @@ describe('LineReader', () => {
 });
 
 describe('LineWriter', () => {
-  it('coalesces the lines of one turn of the event loop into one write, in order', async () => {
+  it('coalesces the lines of one callback and its promise continuations into one write, in order', async () => {
     const stream = new PassThrough();
     const writes: string[] = [];
     const original = stream.write.bind(stream);
@@ -43,14 +43,38 @@ describe('LineWriter', () => {
       return original(chunk);
     }) as typeof stream.write;
     const writer = new LineWriter(stream);
-    writer.write('a');
-    writer.write('b');
-    await Promise.resolve();
-    writer.write('c');
+    // As a chunk of answers read from a server: each settles the promise of its call, and
+    // the answers to the client are written as those calls' continuations run.
+    const callback = () => {
+      for (const line of ['a', 'b', 'c']) {
+        void Promise.resolve(line)
+          .then((settled) => settled)
+          .then((answer) => writer.write(answer));
+      }
+      void Promise.resolve().then(() => writer.write('d'));
+    };
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        callback();
+        resolve();
+      }),
+    );
     await new Promise((resolve) => setImmediate(resolve));
-    writer.write('d');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+    expect(writes).toEqual(['d\na\nb\nc\n']);
+    // The next callback's line is a write of its own, made before anything else runs (the
+    // callback's own promise continuations included): not on a later turn of the loop.
+    let flushedBeforeIo = false;
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        writer.write('e');
+        void Promise.resolve().then(() => {
+          flushedBeforeIo = writes.length === 2;
+          resolve();
+        });
+      }),
+    );
+    expect(flushedBeforeIo).toBe(true);
+    expect(writes).toEqual(['d\na\nb\nc\n', 'e\n']);
   });
 
   it('writes nothing after close', async () => {
