@@ -11,6 +11,12 @@ export const TRIM_ABOVE_BYTES = 8 * 1024 * 1024;
 /** The share of a period the event loop may have been busy and still count as idle. */
 const IDLE_UTILIZATION = 0.02;
 
+/**
+ * Collections in a row that may leave the young generation as large (V8 found the allocation
+ * rate not low enough) before trimming waits for the next busy period.
+ */
+export const TRIM_MAX_MISSES = 3;
+
 /** V8's `gc()` with options, as `--expose-gc` defines it. */
 type Collect = (options: { type: 'major'; execution: 'async' }) => Promise<void>;
 
@@ -28,9 +34,17 @@ export interface HeapTrimOptions {
  * size while nothing allocates, since it only shrinks it at a collection that finds the
  * allocation rate low: a gateway idle after its start held 30 MiB more than it needed. So,
  * every `everyMs`, if the event loop was idle over the whole period and the young generation
- * is larger than `aboveBytes`, a major collection runs (concurrently: it does not stop the
- * loop), which lets V8 shrink it; the allocation rate it sees is the idle period's. Calls
- * that come meanwhile grow it again as they need.
+ * is larger than `aboveBytes`, a major collection runs, which lets V8 shrink it once the
+ * allocation rate it sees is low. V8 reads that rate over the spans between its last
+ * collections back to 5 s: the first collection after a burst closes a span that holds the
+ * burst and shrinks nothing; the next one, a period later, does (a gateway idle after its
+ * start: at 20 s). It is a full collection (asked for
+ * asynchronously, V8 runs it as a task of its own): a pause of the loop, of some tens of
+ * milliseconds on a gateway's heap, taken only after a whole idle period. When
+ * {@link TRIM_MAX_MISSES} collections in a row leave the young generation as large (a
+ * steady trickle of allocations keeps the rate V8 sees up), trimming waits for the next busy
+ * period rather than collect every period. Calls that come later grow it again as they
+ * need.
  *
  * Collections are asked through the `gc` function `--expose-gc` defines, taken from a new
  * context with the flag set only for that moment: V8 hashes its flags into code caches, and
@@ -46,19 +60,25 @@ export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
   const aboveBytes = options.aboveBytes ?? TRIM_ABOVE_BYTES;
   let last = performance.eventLoopUtilization();
   let collecting = false;
+  let misses = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
-    if (collecting || busy >= IDLE_UTILIZATION) return;
+    if (collecting) return;
+    if (busy >= IDLE_UTILIZATION) {
+      misses = 0;
+      return;
+    }
     const young = youngGenerationBytes();
-    if (young <= aboveBytes) return;
+    if (young <= aboveBytes || misses >= TRIM_MAX_MISSES) return;
     collecting = true;
     options.onTrim?.(young);
     collect({ type: 'major', execution: 'async' })
       .catch(() => undefined)
       .finally(() => {
         collecting = false;
+        misses = youngGenerationBytes() > aboveBytes ? misses + 1 : 0;
         // The collection's own work is not the calls' activity.
         last = performance.eventLoopUtilization();
       });

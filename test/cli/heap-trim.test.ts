@@ -2,15 +2,30 @@ import { execFile, execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TRIM_ABOVE_BYTES, trimHeapWhenIdle } from '../../src/cli/heap-trim.js';
+import { TRIM_ABOVE_BYTES, TRIM_MAX_MISSES, trimHeapWhenIdle } from '../../src/cli/heap-trim.js';
 import { scratchDir } from '../helpers/config.js';
 import { requireBuiltCli } from '../helpers/paths.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Keeps the event loop busy (short turns of work, as a gateway serving calls) for `ms`. */
+async function busyFor(ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const turn = Date.now() + 5;
+    while (Date.now() < turn) {
+      // a turn of work
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 describe('trimHeapWhenIdle', () => {
   it('gives an idle process its young generation back, which V8 alone keeps', async () => {
     const module = pathToFileURL(join(dirname(requireBuiltCli()), 'heap-trim.js')).href;
     // A process that allocates a burst (growing its young generation), then sits idle for
-    // 8 s, with and without the trimming, and says how big its young generation ended.
+    // 10.5 s, with and without the trimming (a collection every 3 s: the first two close spans
+    // that hold the burst), and says how big its young generation ended.
     const idleAfterBurst = (trim: boolean) =>
       new Promise<{ before: number; after: number; trims: number }>((resolve, reject) => {
         const script = `import { trimHeapWhenIdle, youngGenerationBytes } from ${JSON.stringify(module)};
@@ -20,8 +35,8 @@ describe('trimHeapWhenIdle', () => {
           sink = undefined;
           const before = youngGenerationBytes();
           let trims = 0;
-          if (${trim}) trimHeapWhenIdle({ everyMs: 250, onTrim: () => trims++ });
-          setTimeout(() => process.stdout.write(JSON.stringify({ before, after: youngGenerationBytes(), trims })), 8000);`;
+          if (${trim}) trimHeapWhenIdle({ everyMs: 3000, onTrim: () => trims++ });
+          setTimeout(() => process.stdout.write(JSON.stringify({ before, after: youngGenerationBytes(), trims })), 10500);`;
         execFile(
           process.execPath,
           ['--input-type=module', '-e', script],
@@ -36,25 +51,43 @@ describe('trimHeapWhenIdle', () => {
     expect(trimmed.before).toBeGreaterThan(TRIM_ABOVE_BYTES);
     expect(trimmed.trims).toBeGreaterThan(0);
     expect(trimmed.after).toBeLessThanOrEqual(TRIM_ABOVE_BYTES);
-  }, 30_000);
+  }, 40_000);
 
-  it('does not collect while the loop is busy', async () => {
+  it('does not collect while the loop is busy, and does once it is idle', async () => {
     const trims: number[] = [];
-    const stop = trimHeapWhenIdle({ everyMs: 100, aboveBytes: 0, onTrim: (b) => trims.push(b) });
+    const stop = trimHeapWhenIdle({
+      everyMs: 100,
+      aboveBytes: 0,
+      onTrim: (b) => trims.push(b),
+    });
     try {
-      const end = Date.now() + 600;
-      while (Date.now() < end) {
-        const turn = Date.now() + 5;
-        while (Date.now() < turn) {
-          // a turn of work
-        }
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await busyFor(600);
       expect(trims).toEqual([]);
+      await sleep(400);
+      expect(trims.length).toBeGreaterThan(0);
     } finally {
       stop();
     }
   });
+
+  it('stops after collections that shrink nothing, until the loop has been busy again', async () => {
+    const trims: number[] = [];
+    // Never small enough: every collection is a miss.
+    const stop = trimHeapWhenIdle({ everyMs: 250, aboveBytes: 0, onTrim: (b) => trims.push(b) });
+    try {
+      await sleep(TRIM_MAX_MISSES * 250 + 900);
+      const given = trims.length;
+      expect(given).toBeGreaterThanOrEqual(TRIM_MAX_MISSES);
+      // However long it stays idle: no more.
+      await sleep(1_000);
+      expect(trims).toHaveLength(given);
+      await busyFor(400);
+      await sleep(TRIM_MAX_MISSES * 250 + 900);
+      expect(trims.length).toBeGreaterThanOrEqual(given + TRIM_MAX_MISSES);
+    } finally {
+      stop();
+    }
+  }, 15_000);
 
   it('leaves the V8 flags as they were: a code cache written after it is accepted by the next process', () => {
     const dir = scratchDir();
