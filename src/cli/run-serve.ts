@@ -160,6 +160,7 @@ async function serve(
   // The snapshot's answers are checked against the store once the gateway is quiet: the check
   // starts the embedded database's process, half a second of CPU its clients need more.
   let cancelConfirm: (() => void) | undefined;
+  let closingStore = false;
   const store = new DeferredStore(
     target.kind,
     target.kind === 'pglite' ? target.dataDir : 'the PostgreSQL store (connecting)',
@@ -168,13 +169,16 @@ async function serve(
       ...(startReads === undefined ? {} : { startReads }),
       onWarning,
       confirmWhen: (confirm) => {
-        cancelConfirm = whenQuiet(confirm);
+        // Not once the store is closing (an open still under way when shutdown began).
+        if (!closingStore) cancelConfirm = whenQuiet(confirm);
       },
     },
   );
   if (heldLock === undefined) store.open();
   else {
-    say(`store: first listing from the last run's snapshot; the store opens after the servers`);
+    say(
+      `store: first listing from the last run's snapshot; the database starts when something needs it or the gateway is quiet`,
+    );
     setTimeout(() => store.open(), LAZY_OPEN_MS).unref();
   }
   // Started beside the first reads of the store, not before them: loading the HTTP stack it
@@ -256,6 +260,7 @@ async function serve(
   };
   /** Closes the store, after the admin endpoint; keeps what the next start reads. */
   const closeStore = async (): Promise<void> => {
+    closingStore = true;
     cancelConfirm?.();
     // A lazy store never opened is closed first: that ends the wait of the admin endpoint.
     if (!store.begun) await store.close();
@@ -276,9 +281,16 @@ async function serve(
       local && !untouched ? await startReads?.snapshot(opened).catch(() => undefined) : undefined;
     await store.close();
     heldLock?.release();
-    if (!local || untouched) return;
+    if (!local) return;
+    // Started while closing after all (a copy of an earlier run's journal already queued): the
+    // snapshot on disk no longer names it, and goes.
+    if (untouched && !store.databaseUsed()) return;
     try {
-      saveSnapshot(target.dataDir, VERSION, startReads?.changes === changes ? reads : undefined);
+      saveSnapshot(
+        target.dataDir,
+        VERSION,
+        !untouched && startReads?.changes === changes ? reads : undefined,
+      );
     } catch (error) {
       say(`store: could not save the start snapshot: ${messageFor(error)}`);
     }
@@ -357,7 +369,7 @@ async function serve(
       // What the start compiled goes into the code cache, once the first listings are out.
       setTimeout(codeCacheCheckpoint, CHECKPOINT_DELAY_MS).unref();
       // The memory the start's allocations grew is given back once the gateway is idle.
-      stopTrimming = trimHeapWhenIdle();
+      if (shuttingDown === undefined) stopTrimming = trimHeapWhenIdle();
       const servers = gateway.servers.all();
       const up = servers.filter((server) => server.status.state === 'up').length;
       say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);

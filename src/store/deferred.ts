@@ -100,7 +100,12 @@ export class DeferredStore implements Store {
               );
               for (const watch of this.#watches) watch.listener({ kind: 'resync' });
             },
-            () => undefined,
+            (error: unknown) => {
+              if (this.#closed) return;
+              options.onWarning?.(
+                `the start snapshot could not be checked against the store (${error instanceof Error ? error.message : String(error)}); its answers stand`,
+              );
+            },
           );
         };
         if (options.confirmWhen === undefined) confirm();

@@ -155,13 +155,37 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
       return worker;
     };
     const deferred = options.deferDatabase === true && existsSync(join(databaseDir, 'PG_VERSION'));
+    // A deferred database that cannot be started fails the statements that need it, as a
+    // store that is gone (the gateway serves on; its audit records wait in the journal), and
+    // is said once, not at every statement that tries again.
+    let failing = false;
+    const openDeferred = async (): Promise<PgliteWorker> => {
+      try {
+        const worker = await openMigrated();
+        failing = false;
+        return worker;
+      } catch (error) {
+        const failure =
+          error instanceof HintgateError
+            ? error
+            : new HintgateError(
+                'STORE_UNAVAILABLE',
+                `cannot start the store's database in ${dataDir}: ${errorMessage(error)}`,
+                { location: dataDir },
+                { cause: error },
+              );
+        if (!failing) options.onWarning?.(failure.message);
+        failing = true;
+        throw failure;
+      }
+    };
     const created = deferred
       ? 'existing'
       : await createDatabase(databaseDir, options.template ?? bundledTemplate(), options.onWarning);
     db = deferred ? undefined : await openMigrated();
     // Closed when idle, reopened by the next statement (the lock stays held meanwhile).
     const idle = new IdlePglite(
-      openMigrated,
+      deferred ? openDeferred : openMigrated,
       options.idleCloseMs ?? PGLITE_IDLE_CLOSE_MS,
       db,
       options.onWarning,

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { AUDIT_JOURNAL_DIR } from '../../src/store/audit-journal.js';
 import { SNAPSHOT_FILE } from '../../src/store/snapshot.js';
 import type { AuditRecord } from '../../src/store/types.js';
 import { callTool } from '../helpers/call-path.js';
@@ -60,11 +61,18 @@ describe('the start snapshot', () => {
     const dir = scratchDir();
     const config = writeConfig(dir, { echo: fixtureServer('echo') });
     await run(config);
-    // Calls made right away and a close: the snapshot serves the start, the database's process
-    // is not started for them (it waits for the gateway to be quiet), and their records stay
-    // in the journal when it is not.
+    // A client that keeps the gateway busy (listing without a pause) makes three calls and
+    // leaves: the snapshot serves the start, and the database's process, which waits for the
+    // gateway to be quiet, never starts. Their records stay in the journal, and the snapshot
+    // stays as it was.
+    const snapshot = join(dir, 'data', SNAPSHOT_FILE);
+    const snapshotBefore = statSync(snapshot).mtimeMs;
     const { client, transport, stderr } = await connectStdio(config, 'v2-legacy');
     const pid = transport.pid;
+    let listing = true;
+    const busy = (async () => {
+      while (listing) await rawListTools(client);
+    })();
     try {
       expect(stderr()).toMatch(SNAPSHOT_USED);
       for (const text of ['one', 'two', 'three']) {
@@ -72,9 +80,19 @@ describe('the start snapshot', () => {
         expect(result['isError']).not.toBe(true);
       }
     } finally {
+      listing = false;
+      await busy;
       await client.close();
       await expect.poll(() => pid === null || !isAlive(pid), { timeout: 10_000 }).toBe(true);
     }
+    const journal = join(dir, 'data', AUDIT_JOURNAL_DIR);
+    const waiting = readdirSync(journal)
+      .filter((name) => name.endsWith('.copy'))
+      .flatMap((name) => readFileSync(join(journal, name), 'utf8').split('\n').slice(1))
+      .filter((line) => line.includes('echo_echo'));
+    expect(waiting).toHaveLength(3);
+    expect(statSync(snapshot).mtimeMs).toBe(snapshotBefore);
+    // The next reader of the log copies them in first.
     const audit = await runCli(['audit', '--tool', 'echo_echo', '--config', config, '--json']);
     expect(audit.code).toBe(0);
     const texts = (JSON.parse(audit.stdout) as AuditRecord[]).map(

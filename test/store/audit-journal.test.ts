@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COPY_COLUMNS, auditCopyLines } from '../../src/store/audit.js';
@@ -207,6 +207,31 @@ describe('embedded store: audit journal', () => {
     expect(segments(dir)).toEqual([]);
     const next = await openWith(false, harness);
     expect((await texts(next.store)).sort()).toEqual(['ran-0', 'ran-1']);
+  });
+
+  it('with a deferred database that cannot start, fails statements as a store that is gone, said once', async () => {
+    const harness = await newHarness();
+    await (await openWith({ quietMs: 60_000 }, harness)).store.close();
+    open.pop();
+    const dataDir = (harness.options as { dataDir: string }).dataDir;
+    // Its control file gone, PostgreSQL cannot start on it.
+    rmSync(join(dataDir, 'store', 'global', 'pg_control'));
+    const warnings: string[] = [];
+    const deferred = await openStore({
+      ...(harness.options as PgliteStoreOptions),
+      auditJournal: { quietMs: 60_000 },
+      deferDatabase: true,
+      onWarning: (message) => warnings.push(message),
+    });
+    open.push(deferred);
+    // The journal takes records all the same.
+    await deferred.appendAudit(records('kept', 1));
+    for (let i = 0; i < 2; i++) {
+      const error: unknown = await deferred.listToolsets().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(String(error)).toMatch(/cannot start the store's database/);
+    }
+    expect(warnings.filter((w) => /cannot start the store's database/.test(w))).toHaveLength(1);
   });
 
   it('copies a segment an earlier process left from where its copy stopped, dropping an unfinished last line', async () => {
