@@ -1,6 +1,6 @@
-import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { loopBusyMeter } from './quiet.js';
 
 /** How often the heap is looked at, in ms. */
 export const TRIM_EVERY_MS = 10_000;
@@ -38,9 +38,9 @@ export interface HeapTrimOptions {
  * allocation rate it sees is low. V8 reads that rate over the spans between its last
  * collections back to 5 s: the first collection after a burst closes a span that holds the
  * burst and shrinks nothing; the next one, a period later, does (a gateway idle after its
- * start: at 20 s). It is a full collection (asked for
- * asynchronously, V8 runs it as a task of its own): a pause of the loop, of some tens of
- * milliseconds on a gateway's heap, taken only after a whole idle period. When
+ * start: at 20 s). It is a full collection (asked for asynchronously, V8 runs it as a task
+ * of its own): a pause of the loop, of some tens of milliseconds on a gateway's heap, taken
+ * only after a whole idle period. When
  * {@link TRIM_MAX_MISSES} collections in a row leave the young generation as large (a
  * steady trickle of allocations keeps the rate V8 sees up), trimming waits for the next busy
  * period rather than collect every period. Calls that come later grow it again as they
@@ -58,15 +58,13 @@ export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
   if (collect === undefined) return () => undefined;
   const everyMs = options.everyMs ?? TRIM_EVERY_MS;
   const aboveBytes = options.aboveBytes ?? TRIM_ABOVE_BYTES;
-  let last = performance.eventLoopUtilization();
+  let busy = loopBusyMeter();
   let collecting = false;
   let misses = 0;
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
+    const share = busy();
     if (collecting) return;
-    if (busy >= IDLE_UTILIZATION) {
+    if (share >= IDLE_UTILIZATION) {
       misses = 0;
       return;
     }
@@ -80,7 +78,7 @@ export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
         collecting = false;
         misses = youngGenerationBytes() > aboveBytes ? misses + 1 : 0;
         // The collection's own work is not the calls' activity.
-        last = performance.eventLoopUtilization();
+        busy = loopBusyMeter();
       });
   }, everyMs);
   timer.unref();

@@ -6,6 +6,21 @@ export const QUIET_MS = 1_000;
 /** The share of that time the event loop may have been busy and still count as quiet. */
 export const QUIET_UTILIZATION = 0.05;
 
+/**
+ * A meter of this process's event loop: each call returns the share of the time since the
+ * last call (or since the meter was made) that the loop was busy, not waiting for I/O. Read
+ * from `performance.eventLoopUtilization`, so what it watches pays nothing for it.
+ */
+export function loopBusyMeter(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    return busy;
+  };
+}
+
 /** Options of {@link whenQuiet}. */
 export interface QuietOptions {
   /** The span the loop must have been nearly idle over, checked once per span. */
@@ -17,20 +32,16 @@ export interface QuietOptions {
 /**
  * Runs `task` once this process's event loop has been nearly idle for a whole span: for
  * background work (starting the embedded database's process to check the start snapshot) that
- * would otherwise take the CPU its clients' calls are waiting for. Quiet is read from the
- * event loop's utilization (the share of time it was not waiting for I/O), so the calls
- * themselves pay nothing for being watched. Returns a function that cancels the wait; the
- * wait keeps no process alive.
+ * would otherwise take the CPU its clients' calls are waiting for. Quiet is read with a
+ * {@link loopBusyMeter}, so the calls themselves pay nothing for being watched. Returns a
+ * function that cancels the wait; the wait keeps no process alive.
  */
 export function whenQuiet(task: () => void, options: QuietOptions = {}): () => void {
   const spanMs = options.spanMs ?? QUIET_MS;
   const threshold = options.utilization ?? QUIET_UTILIZATION;
-  let last = performance.eventLoopUtilization();
+  const busy = loopBusyMeter();
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
-    if (busy >= threshold) return;
+    if (busy() >= threshold) return;
     clearInterval(timer);
     task();
   }, spanMs);

@@ -154,7 +154,7 @@ export async function openPgliteStore(options: PgliteStoreOptions): Promise<Stor
       migrated = true;
       return worker;
     };
-    const deferred = options.deferDatabase === true && existsSync(join(databaseDir, 'PG_VERSION'));
+    const deferred = options.deferDatabase === true && hasDatabase(databaseDir);
     // A deferred database that cannot be started fails the statements that need it, as a
     // store that is gone (the gateway serves on; its audit records wait in the journal), and
     // is said once, not at every statement that tries again.
@@ -233,7 +233,7 @@ async function createDatabase(
   template: string,
   onWarning?: (message: string) => void,
 ): Promise<'existing' | 'template' | 'initdb'> {
-  if (existsSync(join(databaseDir, 'PG_VERSION'))) return 'existing';
+  if (hasDatabase(databaseDir)) return 'existing';
   if (!existsSync(template)) return 'initdb';
   try {
     await unpackTemplate(template, databaseDir);
@@ -242,6 +242,11 @@ async function createDatabase(
     onWarning?.(`cannot use the store template ${template}: ${errorMessage(error)}`);
     return 'initdb';
   }
+}
+
+/** Whether `databaseDir` holds a database (PostgreSQL's version file is there). */
+function hasDatabase(databaseDir: string): boolean {
+  return existsSync(join(databaseDir, 'PG_VERSION'));
 }
 
 /** Directories 0700 and files 0600 under `root` (walked without recursion; links left alone). */
