@@ -4,21 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TRIM_ABOVE_BYTES, TRIM_MAX_MISSES, trimHeapWhenIdle } from '../../src/cli/heap-trim.js';
 import { scratchDir } from '../helpers/config.js';
+import { busyFor, sleep } from '../helpers/event-loop.js';
 import { requireBuiltCli } from '../helpers/paths.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Keeps the event loop busy (short turns of work, as a gateway serving calls) for `ms`. */
-async function busyFor(ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const turn = Date.now() + 5;
-    while (Date.now() < turn) {
-      // a turn of work
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 describe('trimHeapWhenIdle', () => {
   it('gives an idle process its young generation back, which V8 alone keeps', async () => {

@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { whenQuiet } from '../../src/cli/quiet.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Keeps the event loop busy (short turns, as a gateway serving calls) until `until`. */
-async function busyUntil(until: number): Promise<void> {
-  while (Date.now() < until) {
-    const turn = Date.now() + 5;
-    while (Date.now() < turn) {
-      // spinning: a turn of work
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+import { busyFor, sleep } from '../helpers/event-loop.js';
 
 describe('whenQuiet', () => {
   it('runs the task once the event loop has been idle for a span', async () => {
@@ -26,7 +14,7 @@ describe('whenQuiet', () => {
     let ranAt: number | undefined;
     whenQuiet(() => (ranAt = Date.now()), { spanMs: 50 });
     const busyEnd = Date.now() + 400;
-    await busyUntil(busyEnd);
+    await busyFor(400);
     expect(ranAt).toBeUndefined();
     await sleep(300);
     expect(ranAt).toBeGreaterThanOrEqual(busyEnd);

@@ -51,6 +51,29 @@ async function openWith(
   return { harness: used, store, dir, warnings };
 }
 
+/**
+ * A store opened with `deferDatabase` on a database a first open created and migrated (and
+ * closed): its journal's folder, and what it said.
+ */
+async function openDeferred(
+  harness: StoreHarness,
+  before: (dataDir: string) => void = () => undefined,
+): Promise<{ store: Store; dir: string; warnings: string[] }> {
+  await (await openWith({ quietMs: 60_000 }, harness)).store.close();
+  open.pop();
+  const dataDir = (harness.options as { dataDir: string }).dataDir;
+  before(dataDir);
+  const warnings: string[] = [];
+  const store = await openStore({
+    ...(harness.options as PgliteStoreOptions),
+    auditJournal: { quietMs: 60_000 },
+    deferDatabase: true,
+    onWarning: (message) => warnings.push(message),
+  });
+  open.push(store);
+  return { store, dir: join(dataDir, AUDIT_JOURNAL_DIR), warnings };
+}
+
 function segments(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.copy')) : [];
 }
@@ -165,18 +188,7 @@ describe('embedded store: audit journal', () => {
 
   it('with a deferred database never started, leaves the records for the next opener and does not start it', async () => {
     const harness = await newHarness();
-    // A first open creates and migrates the database; the next one defers it.
-    await (await openWith({ quietMs: 60_000 }, harness)).store.close();
-    open.pop();
-    const warnings: string[] = [];
-    const deferred = await openStore({
-      ...(harness.options as PgliteStoreOptions),
-      auditJournal: { quietMs: 60_000 },
-      deferDatabase: true,
-      onWarning: (message) => warnings.push(message),
-    });
-    open.push(deferred);
-    const dir = join((harness.options as { dataDir: string }).dataDir, AUDIT_JOURNAL_DIR);
+    const { store: deferred, dir, warnings } = await openDeferred(harness);
     await deferred.appendAudit(records('deferred', 3));
     expect(deferred.databaseUsed?.()).toBe(false);
     await deferred.close();
@@ -191,15 +203,7 @@ describe('embedded store: audit journal', () => {
 
   it('with a deferred database, starts it (migrated) for the first statement, and copies at close once it has run', async () => {
     const harness = await newHarness();
-    await (await openWith({ quietMs: 60_000 }, harness)).store.close();
-    open.pop();
-    const deferred = await openStore({
-      ...(harness.options as PgliteStoreOptions),
-      auditJournal: { quietMs: 60_000 },
-      deferDatabase: true,
-    });
-    open.push(deferred);
-    const dir = join((harness.options as { dataDir: string }).dataDir, AUDIT_JOURNAL_DIR);
+    const { store: deferred, dir } = await openDeferred(harness);
     await deferred.appendAudit(records('ran', 2));
     expect(await deferred.listToolsets()).toEqual([]);
     expect(deferred.databaseUsed?.()).toBe(true);
@@ -211,19 +215,10 @@ describe('embedded store: audit journal', () => {
 
   it('with a deferred database that cannot start, fails statements as a store that is gone, said once', async () => {
     const harness = await newHarness();
-    await (await openWith({ quietMs: 60_000 }, harness)).store.close();
-    open.pop();
-    const dataDir = (harness.options as { dataDir: string }).dataDir;
     // Its control file gone, PostgreSQL cannot start on it.
-    rmSync(join(dataDir, 'store', 'global', 'pg_control'));
-    const warnings: string[] = [];
-    const deferred = await openStore({
-      ...(harness.options as PgliteStoreOptions),
-      auditJournal: { quietMs: 60_000 },
-      deferDatabase: true,
-      onWarning: (message) => warnings.push(message),
-    });
-    open.push(deferred);
+    const { store: deferred, warnings } = await openDeferred(harness, (dataDir) =>
+      rmSync(join(dataDir, 'store', 'global', 'pg_control')),
+    );
     // The journal takes records all the same.
     await deferred.appendAudit(records('kept', 1));
     for (let i = 0; i < 2; i++) {
