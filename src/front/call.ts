@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
 import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import { HintgateError } from '../core/errors.js';
 import {
@@ -7,7 +8,7 @@ import {
   envelopeCapabilities,
   envelopeVersion,
 } from '../mcp/era.js';
-import type { JsonObject } from '../mcp/json-rpc.js';
+import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import type { ServerRequestRelay } from '../mcp/relay.js';
 import type { FrontBackend, FrontCall, FrontRequest } from './backend.js';
@@ -308,6 +309,38 @@ export function withRetryFields(
   if (inputResponses !== undefined) copy['inputResponses'] = inputResponses;
   if (requestState !== undefined) copy['requestState'] = requestState;
   return copy;
+}
+
+/**
+ * First-round results a fast path already has, for the front server it hands their requests
+ * to: a 2025 client's call that ended in `input_required` needs the SDK's shim (real
+ * elicitation requests, then the next rounds). The server's handler takes the result once,
+ * by the request's id, instead of calling the tool a second time; only for the same tool and
+ * arguments, so that a later request reusing the id is never answered with it.
+ */
+export class HandedOver {
+  private readonly results = new Map<RpcId, { params: JsonObject; result: JsonObject }>();
+
+  put(id: RpcId, params: JsonObject, result: JsonObject): void {
+    this.results.set(id, { params, result });
+  }
+
+  /** The result handed over with request `id` if it had these params; forgotten either way. */
+  take(id: RpcId, params: JsonObject): JsonObject | undefined {
+    if (this.results.size === 0) return undefined;
+    const entry = this.results.get(id);
+    if (entry === undefined) return undefined;
+    this.results.delete(id);
+    const same =
+      entry.params['name'] === params['name'] &&
+      isDeepStrictEqual(entry.params['arguments'] ?? {}, params['arguments'] ?? {});
+    return same ? entry.result : undefined;
+  }
+
+  /** Forgets request `id`'s result (the request was answered without its handler). */
+  drop(id: RpcId): void {
+    if (this.results.size > 0) this.results.delete(id);
+  }
 }
 
 /**

@@ -18,6 +18,7 @@ import { isJsonObject } from '../mcp/json-rpc.js';
 import { toProtocolError } from '../mcp/rpc-errors.js';
 import type { FrontBackend, FrontRequest } from './backend.js';
 import type { ClientLink, Incoming } from './call.js';
+import type { HandedOver } from './call.js';
 import { callOther, callTool, legacySession, withRetryFields } from './call.js';
 import type { FrontHub, InstanceState } from './hub.js';
 import { isLogLevel } from './logging.js';
@@ -41,6 +42,8 @@ export interface FrontServerOptions {
    * reached through the handler's publisher instead.
    */
   readonly track?: boolean;
+  /** First-round results of tools/call requests a fast path handed over (see {@link HandedOver}). */
+  readonly handedOver?: HandedOver;
 }
 
 /**
@@ -111,7 +114,10 @@ export function createFrontServer(backend: FrontBackend, options: FrontServerOpt
   server.setRequestHandler('tools/call', async (request, ctx) =>
     relayed(
       'tools/call',
-      await relayedCall(request.params, ctx, (call) => callTool(backend, call)),
+      await relayedCall(request.params, ctx, (call) => {
+        const first = options.handedOver?.take(ctx.mcpReq.id, call.params);
+        return first === undefined ? callTool(backend, call) : Promise.resolve(first);
+      }),
     ),
   );
   server.setRequestHandler('prompts/list', async (_request, ctx) => {

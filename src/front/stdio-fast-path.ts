@@ -7,10 +7,19 @@ import type { JsonObject, RpcId, RpcRequest } from '../mcp/json-rpc.js';
 import { failureLine, notificationLine, resultLine, toolsListResult } from './answers.js';
 import type { FrontBackend } from './backend.js';
 import type { ClientLink } from './call.js';
-import { ControllerPool, callTool, modernSession, needsShim } from './call.js';
+import { ControllerPool, callTool, modernSession } from './call.js';
 import type { SessionInfo } from './session.js';
 
 const LOOSE = z.looseObject({});
+
+/**
+ * What the fast path does with a 2025 client's call whose result is `input_required` (a
+ * 2026 server asking for input): `request` goes to the SDK's front server with `result`, which
+ * its handler takes as the result of its first round instead of calling the tool again
+ * (see {@link HandedOver}); the SDK's shim then asks the client with real elicitation requests
+ * and makes the next rounds.
+ */
+export type Handover = (request: RpcRequest, result: JsonObject) => void;
 
 /**
  * The fast path of the stdio front: tools/call (and tools/list, tools/annotations and
@@ -18,9 +27,9 @@ const LOOSE = z.looseObject({});
  * machinery. The call still runs the
  * whole gateway pipeline (`backend.callTool`); only the SDK's decoding, validation and
  * encoding layers are skipped, which is most of what a plain SDK relay costs. Everything
- * it does not take (the first requests, 2026 requests before the era is pinned, a 2025
- * client calling a 2026 server, whose `input_required` needs the SDK's shim) goes to the
- * SDK unchanged.
+ * it does not take (the first requests, 2026 requests before the era is pinned) goes to the
+ * SDK unchanged. A 2025 client's call of a 2026 server's tool is taken too: only the rare
+ * `input_required` result needs the SDK's shim, and it is handed over with that result.
  */
 export class FastPath {
   private readonly inflight = new Map<RpcId, AbortController>();
@@ -36,6 +45,7 @@ export class FastPath {
     private readonly write: (line: string) => void,
     legacyServer: () => Server | undefined,
     logLevel: () => string | undefined,
+    private readonly handover: Handover,
   ) {
     this.serverInfo = { ...backend.serverInfo };
     this.serverInfoJson = JSON.stringify(this.serverInfo);
@@ -109,7 +119,7 @@ export class FastPath {
   private call(request: RpcRequest, session: SessionInfo): boolean {
     const params = request.params ?? {};
     const name = params['name'];
-    if (typeof name !== 'string' || needsShim(this.backend, session, name)) return false;
+    if (typeof name !== 'string') return false;
     const { id } = request;
     const controller = this.pool.acquire();
     this.inflight.set(id, controller);
@@ -119,9 +129,13 @@ export class FastPath {
       signal: controller.signal,
       link: session.era === 'legacy' ? this.legacyLink : this.modernLink,
     });
-    this.answer(id, controller, called, (result) =>
-      resultLine(id, result, session, this.serverInfo),
-    );
+    this.answer(id, controller, called, (result) => {
+      if (session.era === 'legacy' && result['resultType'] === 'input_required') {
+        this.handover(request, result);
+        return undefined;
+      }
+      return resultLine(id, result, session, this.serverInfo);
+    });
     return true;
   }
 
@@ -148,18 +162,21 @@ export class FastPath {
 
   /**
    * Writes the answer to request `id` once `work` settles (`line` of its value, or the error),
-   * unless the request was cancelled; then frees its controller.
+   * unless the request was cancelled; then frees its controller. A `line` that returns
+   * undefined has passed the request on.
    */
   private answer<T>(
     id: RpcId,
     controller: AbortController,
     work: Promise<T>,
-    line: (value: T) => string,
+    line: (value: T) => string | undefined,
   ): void {
     work
       .then(
         (value) => {
-          if (!controller.signal.aborted) this.write(line(value));
+          if (controller.signal.aborted) return;
+          const text = line(value);
+          if (text !== undefined) this.write(text);
         },
         (error: unknown) => {
           if (!controller.signal.aborted) this.write(failureLine(id, error));

@@ -5,6 +5,7 @@ import { FastPath } from './stdio-fast-path.js';
 import type { FrontBackend } from './backend.js';
 import type { FrontHub } from './hub.js';
 import { createFrontServer } from './sdk-server.js';
+import { HandedOver } from './call.js';
 import type { JsonObject, RpcId, RpcMessage } from '../mcp/json-rpc.js';
 import { isJsonObject, isRpcRequest } from '../mcp/json-rpc.js';
 import { LineReader, LineWriter, MAX_LINE_BYTES } from '../mcp/line-framing.js';
@@ -40,6 +41,8 @@ export interface StdioFront {
  * hintgate's own transport under it frames lines, answers malformed JSON-RPC itself (-32700,
  * -32600) and keeps serving, refuses requests before `initialize` on a 2025 connection, and
  * takes tools/call (and tools/list) on the fast path once the connection is established.
+ * A 2025 client's call that a 2026 server answers with `input_required` is handed to the
+ * SDK's front server with that result, for its shim.
  */
 export function serveFrontStdio(options: StdioFrontOptions): StdioFront {
   const transport = new FrontStdioTransport(options);
@@ -53,6 +56,7 @@ export function serveFrontStdio(options: StdioFrontOptions): StdioFront {
         front: 'stdio',
         connectionId: 'stdio',
         hub: options.hub,
+        ...(era === 'legacy' ? { handedOver: transport.handedOver } : {}),
       });
       if (era === 'legacy') transport.legacyServer = server;
       return server;
@@ -83,6 +87,8 @@ export class FrontStdioTransport implements Transport {
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
   /** The pinned 2025 instance, to relay server-to-client requests of fast-path calls. */
   legacyServer: Server | undefined;
+  /** Fast-path calls that need the SDK's shim, with their first round's result. */
+  readonly handedOver = new HandedOver();
   readonly closed: Promise<void>;
 
   private readonly reader = new LineReader();
@@ -111,6 +117,10 @@ export class FrontStdioTransport implements Transport {
               this.legacyServer === undefined
                 ? undefined
                 : options.hub.logLevelOf(this.legacyServer),
+            (request, result) => {
+              this.handedOver.put(request.id, request.params ?? {}, result);
+              this.onmessage?.(request);
+            },
           );
   }
 
@@ -179,6 +189,8 @@ export class FrontStdioTransport implements Transport {
     ) {
       this.initialized(outgoing.result);
     }
+    if ('id' in outgoing && !('method' in outgoing) && outgoing.id !== null)
+      this.handedOver.drop(outgoing.id);
     this.writer.write(JSON.stringify(message));
     return Promise.resolve();
   }

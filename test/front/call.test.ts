@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientLink } from '../../src/front/call.js';
-import { frontCall } from '../../src/front/call.js';
+import { HandedOver, frontCall } from '../../src/front/call.js';
 import { emptySession } from '../../src/front/session.js';
 import type { JsonObject } from '../../src/mcp/json-rpc.js';
 
@@ -91,5 +91,29 @@ describe('frontCall: the progress channel', () => {
     call.keepAlive?.('waiting');
     call.progress?.({ progress: 3 });
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('HandedOver: first-round results for the SDK handler', () => {
+  const params = { name: 'new_confirm', arguments: { n: 1 } };
+  const result = { resultType: 'input_required', inputRequests: {} };
+
+  it('gives a result once, to the request with its id and the same tool and arguments', () => {
+    const handed = new HandedOver();
+    handed.put(3, params, result);
+    expect(handed.take(3, { ...params, _meta: { progressToken: 1 } })).toBe(result);
+    expect(handed.take(3, params)).toBeUndefined();
+  });
+
+  it('never gives it to another request reusing the id, and forgets it', () => {
+    const handed = new HandedOver();
+    handed.put('a', params, result);
+    expect(handed.take('a', { name: 'new_confirm', arguments: { n: 2 } })).toBeUndefined();
+    expect(handed.take('a', params)).toBeUndefined();
+    handed.put('b', { name: 'x' }, result);
+    expect(handed.take('b', { name: 'x', arguments: {} })).toBe(result);
+    handed.put('c', params, result);
+    handed.drop('c');
+    expect(handed.take('c', params)).toBeUndefined();
   });
 });

@@ -6,7 +6,11 @@ import { configSchema } from '../../src/config/schema.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { serveFrontStdio } from '../../src/front/stdio.js';
+import { FastPath } from '../../src/front/stdio-fast-path.js';
+import type { SessionInfo } from '../../src/front/session.js';
+import type { JsonObject, RpcRequest } from '../../src/mcp/json-rpc.js';
 import type { StdioFront } from '../../src/front/stdio.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { scratchDir } from '../helpers/config.js';
 import { LOOSE } from '../helpers/gateway.js';
 import { fixture } from '../helpers/paths.js';
@@ -115,10 +119,21 @@ describe('the stdio front fast path', () => {
   ])('gives %s exactly what the SDK path gives', async (_label, auto) => {
     const fast = await connect(true, auto);
     const slow = await connect(false, auto);
+    // The audit records of new_confirm's rounds: a 2025 client's first round is made once,
+    // whichever path took it (the fast path hands its input_required result to the SDK's shim).
+    const confirmRecords = async () => {
+      await gateway.calls.flush();
+      return (await store.queryAudit({ tool: 'new_confirm', limit: 1000 })).length;
+    };
     try {
+      const before = await confirmRecords();
       const viaFast = await transcript(fast.client);
+      const afterFast = await confirmRecords();
       const viaSdk = await transcript(slow.client);
+      const afterSdk = await confirmRecords();
       expect(viaFast).toEqual(viaSdk);
+      expect(afterFast - before).toBe(afterSdk - afterFast);
+      expect(afterFast - before).toBeGreaterThan(0);
       const slowCall = viaFast.find(
         (entry) => (entry as { name?: string }).name === 'old_slow',
       ) as {
@@ -135,5 +150,86 @@ describe('the stdio front fast path', () => {
       await fast.front.close();
       await slow.front.close();
     }
+  });
+});
+
+describe('a 2025 client calling a 2026 server on the fast path', () => {
+  const session: SessionInfo = {
+    id: 'stdio',
+    front: 'stdio',
+    era: 'legacy',
+    protocolVersion: '2025-11-25',
+    clientInfo: { name: 'test', version: '1' },
+    clientCapabilities: { elicitation: { form: {} } },
+    principal: undefined,
+  };
+
+  /**
+   * A fast path whose client accepts every request for input: the gateway's confirmation of
+   * `new_confirm` (inferred destructive) goes to it, as to the client's connection.
+   */
+  function fastPath() {
+    const lines: string[] = [];
+    const handed: { request: RpcRequest; result: JsonObject }[] = [];
+    const asked: string[] = [];
+    const connection = {
+      request: ({ method }: { method: string }) => {
+        asked.push(method);
+        return Promise.resolve({ action: 'accept' });
+      },
+    } as unknown as Server;
+    let settled!: () => void;
+    const done = new Promise<void>((resolve) => (settled = resolve));
+    const fast = new FastPath(
+      gateway.backend,
+      (line) => {
+        lines.push(line);
+        settled();
+      },
+      () => connection,
+      () => undefined,
+      (request, result) => {
+        handed.push({ request, result });
+        settled();
+      },
+    );
+    return { fast, lines, handed, asked, done };
+  }
+
+  it('answers a plain result itself', async () => {
+    const { fast, lines, handed, done } = fastPath();
+    const request: RpcRequest = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'new_lookup', arguments: { word: 'w' } },
+    };
+    expect(fast.take(request, session, false)).toBe(true);
+    await done;
+    expect(handed).toEqual([]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      id: 7,
+      result: { content: [{ type: 'text', text: 'meaning of w' }] },
+    });
+  });
+
+  it('hands an input_required result over to the SDK with the request, writing nothing', async () => {
+    const { fast, lines, handed, asked, done } = fastPath();
+    const request: RpcRequest = {
+      jsonrpc: '2.0',
+      id: 'c1',
+      method: 'tools/call',
+      params: { name: 'new_confirm', arguments: {} },
+    };
+    expect(fast.take(request, session, false)).toBe(true);
+    await done;
+    expect(asked).toEqual(['elicitation/create']);
+    expect(lines).toEqual([]);
+    expect(handed).toHaveLength(1);
+    expect(handed[0]!.request).toBe(request);
+    expect(handed[0]!.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { ok: { method: 'elicitation/create' } },
+    });
   });
 });
