@@ -12,7 +12,7 @@ import {
   textOf,
   writeFastConfig,
 } from '../helpers/call-path.js';
-import { runCli } from '../helpers/cli.js';
+import { cliJson, runCli } from '../helpers/cli.js';
 import { scratchDir, writeConfig } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { startHttpGateway } from '../helpers/gateway.js';
@@ -20,13 +20,6 @@ import type { TestStorage } from '../helpers/store.js';
 import { storeSpec, testStorage } from '../helpers/store.js';
 
 /** `hintgate <args> --config <config> --json`, parsed. */
-async function cliJson<T>(config: string, ...args: string[]): Promise<T> {
-  const run = await runCli([...args, '--config', config, '--json']);
-  if (run.code !== 0)
-    throw new Error(`hintgate ${args.join(' ')} failed (${run.code}): ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-}
-
 /** The pending approval of a write with `value`, once the gateway has queued it. */
 function pendingWrite(config: string, value: number): Promise<Approval> {
   return eventually(

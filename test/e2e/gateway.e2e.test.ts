@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../../src/store/types.js';
+import { cliJson } from '../helpers/cli.js';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
 import type { FrontKind, FrontSession } from '../helpers/fronts.js';
 import { openFront } from '../helpers/fronts.js';
@@ -289,6 +291,19 @@ describe.each(MATRIX)('gateway over %s, %s client', (front, kind) => {
     expect((await rawCall(client, 'modern_confirm'))['content']).toEqual([
       { type: 'text', text: 'sure=true' },
     ]);
+    // Each round made once (a 2025 client's first round is handed from the fast path to the
+    // SDK's shim with its result, not made again); a 2026 client has one more, the gateway's
+    // own confirmation of the destructive call. Records are written in call order, so once the
+    // answered round's is there, the others are too.
+    const records = await waitFor(
+      () => cliJson<AuditRecord[]>(config, 'audit', '--tool', 'modern_confirm'),
+      (found) => found.some((record) => record.outcome === 'ok'),
+      15_000,
+      200,
+    );
+    const rounds =
+      kind === 'v2-auto' ? ['input-required', 'input-required', 'ok'] : ['input-required', 'ok'];
+    expect(records.map((record) => record.outcome).sort()).toEqual(rounds);
   });
 
   it('passes prompts, resources and completions through, namespaced', async () => {

@@ -10,19 +10,12 @@ import {
   eventually,
   textOf,
 } from '../helpers/call-path.js';
-import { runCli } from '../helpers/cli.js';
+import { cliJson, runCli } from '../helpers/cli.js';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { rawListTools, startHttpGateway } from '../helpers/gateway.js';
 import type { TestStorage } from '../helpers/store.js';
 import { storeSpec, testStorage } from '../helpers/store.js';
-
-async function cliJson<T>(config: string, ...args: string[]): Promise<T> {
-  const run = await runCli([...args, '--config', config, '--json']);
-  if (run.code !== 0)
-    throw new Error(`hintgate ${args.join(' ')} failed (${run.code}): ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-}
 
 function calls(file: string): string[] {
   if (!existsSync(file)) return [];

@@ -10,7 +10,7 @@ import {
   textOf,
   writeFastConfig,
 } from '../helpers/call-path.js';
-import { runCli } from '../helpers/cli.js';
+import { cliJson, runCli } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { LOOSE, startHttpGateway } from '../helpers/gateway.js';
@@ -27,12 +27,6 @@ const ALICE = 'alice-token-0123456789abcdef';
 const PROGRESS_MS = 300;
 /** Progress notifications heard before deciding: well past the client's 2 s timeout. */
 const HEARD_BEFORE_DECIDING = 10;
-
-async function cliJson<T>(config: string, ...args: string[]): Promise<T> {
-  const run = await runCli([...args, '--config', config, '--json']);
-  if (run.code !== 0) throw new Error(`hintgate ${args.join(' ')} failed: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-}
 
 /** A v2 client without elicitation (so a confirmation goes to the approval queue). */
 function queueClient(name: string): Client {

@@ -45,3 +45,11 @@ export function runCli(
     });
   });
 }
+
+/** `hintgate <args> --config <config> --json`, parsed; a failed run throws with its stderr. */
+export async function cliJson<T>(config: string, ...args: string[]): Promise<T> {
+  const run = await runCli([...args, '--config', config, '--json']);
+  if (run.code !== 0)
+    throw new Error(`hintgate ${args.join(' ')} failed (${run.code}): ${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
