@@ -158,7 +158,8 @@ async function run(front: 'http' | 'stdio', era: 'legacy' | 'modern'): Promise<v
   const auto = era === 'modern';
   const config = (): string =>
     writeConfig({
-      echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
+      // The default era (auto): the gateway speaks 2026 to the server whatever its client speaks.
+      echo: { command: process.execPath, args: [fixture('echo')] },
     });
   const gateways: [string, string][] = [
     ['gateway', CLI],

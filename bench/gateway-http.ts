@@ -68,7 +68,8 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
   // One config (and data directory) per gateway: each holds its embedded store's lock.
   const config = (): string =>
     writeConfig({
-      echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
+      // The default era (auto): the gateway speaks 2026 to the server whatever its client speaks.
+      echo: { command: process.execPath, args: [fixture('echo')] },
     });
   const setups = [
     await open('direct HTTP', auto, [fixture('echo'), '--http', '0'], 'echo'),

@@ -109,7 +109,8 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
   const config = (policy: Record<string, unknown> = {}): string =>
     writeConfig(
       {
-        echo: { command: process.execPath, args: [fixture('echo')], era: auto ? 'auto' : 'legacy' },
+        // The default era (auto): the gateway speaks 2026 to the server whatever its client speaks.
+        echo: { command: process.execPath, args: [fixture('echo')] },
       },
       { policy },
     );
