@@ -13,7 +13,6 @@ import {
   tooLargeAnswer,
 } from './answers.js';
 import type { FrontBackend } from './backend.js';
-import { HandedOver } from './call.js';
 import { SessionEventStore } from './event-store.js';
 import type { FrontHub } from './hub.js';
 import type { FastSession, NodeResponse } from './http-fast-path.js';
@@ -150,7 +149,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const owner = principal ?? '';
     await bound(owner);
     const events = new SessionEventStore();
-    const handedOver = new HandedOver();
     // Declared before the server so that the hub can ask for the session id once known.
     // eslint-disable-next-line prefer-const
     let transport: WebStandardStreamableHTTPServerTransport;
@@ -161,7 +159,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       principal,
       hub,
       sessionId: () => transport.sessionId,
-      handedOver,
     });
     transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -173,10 +170,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
           server,
           events,
           logLevel: () => hub.logLevelOf(server),
-          handOver: (request, body, requestId, params, result) => {
-            handedOver.put(requestId, params, result);
-            return transport.handleRequest(request, { parsedBody: body });
-          },
         };
         sessions.set(id, {
           transport,

@@ -30,18 +30,6 @@ export interface FastSession {
   readonly events: SessionEventStore;
   /** The level its client set with `logging/setLevel`, if it did. */
   readonly logLevel: () => string | undefined;
-  /**
-   * Hands a tools/call whose first round ended in `input_required` to the session's front
-   * server, with that result (see `HandedOver`): its shim asks the client and makes the next
-   * rounds. `body` is the request's JSON, already read.
-   */
-  readonly handOver: (
-    request: Request,
-    body: JsonObject,
-    id: RpcId,
-    params: JsonObject,
-    result: JsonObject,
-  ) => Promise<Response>;
 }
 
 /**
@@ -62,9 +50,8 @@ export interface NodeResponse {
  * answered as JSON, or as an SSE stream when the client asked for progress, without the
  * SDK's transport and server machinery; `tools/annotations` and `tools/resolve` are answered
  * from the gateway's resolvers the same way. Anything else, and anything doubtful (a header
- * the SDK would reject, a 2025 client asking for progress from a 2026 server), is left to the
- * SDK, which answers it exactly as before. A 2025 client's call of a 2026 server's tool that
- * ends in `input_required` is handed to the session's front server with that result. A 2025 client's `notifications/cancelled` for a fast-path
+ * the SDK would reject, a 2025 client calling a 2026 server), is left to the SDK, which
+ * answers it exactly as before. A 2025 client's `notifications/cancelled` for a fast-path
  * request is taken here too.
  */
 export class HttpFastPath {
@@ -110,16 +97,10 @@ export class HttpFastPath {
     }
     if (method !== 'tools/call' || typeof name !== 'string') return undefined;
     const info = this.sessionOf(request, params, session, principal, method, name);
-    if (info === undefined) return undefined;
-    // A 2025 client calling a 2026 server: an input_required result goes to the SDK's shim,
-    // which cannot take over an SSE answer already under way.
-    const shim = session !== undefined && needsShim(this.backend, info, name);
+    if (info === undefined || needsShim(this.backend, info, name)) return undefined;
     const token = progressTokenOf(params);
-    if (token !== undefined && (shim || !acceptsEventStream(request))) return undefined;
-    const handOver = shim
-      ? (result: JsonObject) => session.handOver(request, body, id, params, result)
-      : undefined;
-    return this.call(request, response, id, params, info, session, token, handOver);
+    if (token !== undefined && !acceptsEventStream(request)) return undefined;
+    return this.call(request, response, id, params, info, session, token);
   }
 
   /**
@@ -223,7 +204,6 @@ export class HttpFastPath {
     session: SessionInfo,
     fastSession: FastSession | undefined,
     token: unknown,
-    handOver: ((result: JsonObject) => Promise<Response>) | undefined,
   ): Response | Promise<Response> {
     const { controller, release } = this.track(request, response, id, fastSession);
     const headers: Record<string, string> = {};
@@ -240,29 +220,23 @@ export class HttpFastPath {
         : stream.link(this.sessionLink(fastSession));
     const finished = callTool(this.backend, { params, session, signal: controller.signal, link })
       .then(
-        (result): Answer =>
-          handOver !== undefined && result['resultType'] === 'input_required'
-            ? { handed: result }
-            : { line: resultLine(id, result, session, this.serverInfo), status: 200 },
-        (error: unknown): Answer => {
+        (result) => ({ line: resultLine(id, result, session, this.serverInfo), status: 200 }),
+        (error: unknown) => {
           const rpc = toJsonRpcError(error);
           return { line: errorLine(id, rpc), status: httpStatusOf(rpc, session) };
         },
       )
       .finally(release);
     if (stream === undefined) {
-      return finished.then((answer) =>
-        'handed' in answer
-          ? handOver!(answer.handed)
-          : new Response(answer.line, {
-              status: answer.status,
-              headers: { ...headers, 'content-type': 'application/json' },
-            }),
+      return finished.then(
+        ({ line, status }) =>
+          new Response(line, {
+            status,
+            headers: { ...headers, 'content-type': 'application/json' },
+          }),
       );
     }
-    void finished.then((answer) => {
-      if ('line' in answer) stream.finish(answer.line);
-    });
+    void finished.then(({ line }) => stream.finish(line));
     return new Response(stream.readable, {
       status: 200,
       headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
@@ -343,9 +317,6 @@ export class HttpFastPath {
     return new Response(null, { status: 202 });
   }
 }
-
-/** A fast-path call's answer: a JSON-RPC line, or its first round's result handed over. */
-type Answer = { readonly line: string; readonly status: number } | { readonly handed: JsonObject };
 
 /** A client with no channel outside its requests (a 2026 client answered with JSON). */
 const NO_CHANNEL: ClientLink = {

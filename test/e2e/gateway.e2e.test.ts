@@ -291,9 +291,9 @@ describe.each(MATRIX)('gateway over %s, %s client', (front, kind) => {
     expect((await rawCall(client, 'modern_confirm'))['content']).toEqual([
       { type: 'text', text: 'sure=true' },
     ]);
-    // Each round made once (a 2025 client's first round is handed from the fast path to the
-    // SDK's shim with its result, not made again); a 2026 client has one more, the gateway's
-    // own confirmation of the destructive call. Records are written in call order, so once the
+    // Each round made once (on stdio, a 2025 client's first round is handed from the fast path
+    // to the SDK's shim with its result, not made again); a 2026 client has one more, the
+    // gateway's own confirmation of the destructive call. Records are written in call order, so once the
     // answered round's is there, the others are too.
     const records = await waitFor(
       () => cliJson<AuditRecord[]>(config, 'audit', '--tool', 'modern_confirm'),
