@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test files spend their time waiting on the processes they start (gateways, servers,
+    // stores, Chromium): two files at a time even on two cores (vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ['test/setup/temp-dir.ts'],
   },
 });
