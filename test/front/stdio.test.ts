@@ -7,7 +7,7 @@ import type { Gateway } from '../../src/gateway/gateway.js';
 import { createGateway } from '../../src/gateway/gateway.js';
 import { serveFrontStdio } from '../../src/front/stdio.js';
 import { FastPath } from '../../src/front/stdio-fast-path.js';
-import type { SessionInfo } from '../../src/front/session.js';
+import { legacySession } from '../../src/front/call.js';
 import type { JsonObject, RpcRequest } from '../../src/mcp/json-rpc.js';
 import type { StdioFront } from '../../src/front/stdio.js';
 import type { Server } from '@modelcontextprotocol/server';
@@ -154,15 +154,16 @@ describe('the stdio front fast path', () => {
 });
 
 describe('a 2025 client calling a 2026 server on the fast path', () => {
-  const session: SessionInfo = {
-    id: 'stdio',
-    front: 'stdio',
-    era: 'legacy',
-    protocolVersion: '2025-11-25',
-    clientInfo: { name: 'test', version: '1' },
-    clientCapabilities: { elicitation: { form: {} } },
-    principal: undefined,
-  };
+  const session = legacySession(
+    {
+      protocolVersion: '2025-11-25',
+      clientInfo: { name: 'test', version: '1' },
+      clientCapabilities: { elicitation: { form: {} } },
+    },
+    'stdio',
+    'stdio',
+    undefined,
+  );
 
   /**
    * A fast path whose client accepts every request for input: the gateway's confirmation of
