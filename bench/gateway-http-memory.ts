@@ -89,12 +89,15 @@ interface Peaks {
   readonly gateway: number;
   readonly store: number;
   readonly sum: number;
+  /** The gateway's and the store's resident memory in the sample of the sum's peak. */
+  readonly atSum: { readonly gateway: number; readonly store: number };
 }
 
 /** Samples a gateway and its store process every {@link SAMPLE_MS} until stopped. */
 class Sampler {
   #gateway = 0;
   #sum = 0;
+  #atSum = { gateway: 0, store: 0 };
   readonly #stores = new Map<number, number>();
   readonly #timer: NodeJS.Timeout;
 
@@ -113,7 +116,10 @@ class Sampler {
       store += rss;
       this.#stores.set(pid, Math.max(this.#stores.get(pid) ?? 0, hwm));
     }
-    this.#sum = Math.max(this.#sum, gateway.rss + store);
+    if (gateway.rss + store > this.#sum) {
+      this.#sum = gateway.rss + store;
+      this.#atSum = { gateway: gateway.rss, store };
+    }
     return { gateway: gateway.rss, store };
   }
 
@@ -121,7 +127,12 @@ class Sampler {
   stop(): Peaks {
     this.sample();
     clearInterval(this.#timer);
-    return { gateway: this.#gateway, store: Math.max(0, ...this.#stores.values()), sum: this.#sum };
+    return {
+      gateway: this.#gateway,
+      store: Math.max(0, ...this.#stores.values()),
+      sum: this.#sum,
+      atSum: this.#atSum,
+    };
   }
 }
 
@@ -259,7 +270,10 @@ for (let round = 0; round < ROUNDS; round++) {
     await underLoad(setup, config);
   }
 }
-const peak = (list: readonly Peaks[], key: keyof Peaks) => fixed(median(list.map((p) => p[key])));
+const peak = (list: readonly Peaks[], key: 'gateway' | 'store' | 'sum') =>
+  fixed(median(list.map((p) => p[key])));
+const part = (list: readonly Peaks[], key: 'gateway' | 'store') =>
+  fixed(median(list.map((p) => p.atSum[key])));
 console.log('\nfirst run (empty data directory)');
 console.log(row('setup', ['start ms', 'gateway', 'store', 'sum']));
 for (const setup of setups) {
@@ -282,6 +296,8 @@ console.log(
     'peak sum',
     'calls/s',
     'copy sum',
+    '(gw',
+    'store)',
   ]),
 );
 for (const setup of setups) {
@@ -296,11 +312,17 @@ for (const setup of setups) {
       // Gateway and store while the journal is copied after the load (resident, not peaks
       // since start: the gateway's own peak is the load's).
       peak(setup.copy, 'sum'),
+      part(setup.copy, 'gateway'),
+      part(setup.copy, 'store'),
     ]),
   );
 }
 if (process.env['VERBOSE'] === '1') {
   for (const setup of setups) {
     console.log(setup.label, 'sum peaks', setup.load.map((p) => fixed(p.sum)).join(' '));
+    const copies = setup.copy.map(
+      (p) => `${fixed(p.sum)} (${fixed(p.atSum.gateway)} + ${fixed(p.atSum.store)})`,
+    );
+    console.log(setup.label, 'copy sums', copies.join(', '));
   }
 }
