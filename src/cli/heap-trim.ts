@@ -54,7 +54,7 @@ export interface HeapTrimOptions {
  * trimmed.
  */
 export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
-  const collect = collector();
+  const collect = sharedCollector();
   if (collect === undefined) return () => undefined;
   const everyMs = options.everyMs ?? TRIM_EVERY_MS;
   const aboveBytes = options.aboveBytes ?? TRIM_ABOVE_BYTES;
@@ -85,10 +85,56 @@ export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
   return () => clearInterval(timer);
 }
 
+/** Old-generation pages held beyond what its objects use, above which a collection is worth it. */
+export const SPARE_OLD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Gives back now what the heap holds beyond its live objects, for a moment when memory is
+ * about to matter more than a pause of the loop: the embedded database's process about to
+ * copy a burst of calls' audit records beside a gateway whose heap grew under that burst.
+ * Two major collections in a row: after 20,000 HTTP calls from 32 clients the old generation
+ * held 124-140 MiB, about 28 MiB of it live; the first collection left 57-88 MiB, the second
+ * 26-28. The young generation is given back only by a collection that finds little allocated
+ * over the 5 s before it, so a second call some seconds later may give back more. Does
+ * nothing when the heap holds little to give back (a young generation of at most
+ * {@link TRIM_ABOVE_BYTES}, at most {@link SPARE_OLD_BYTES} of spare old-generation pages),
+ * or where collections cannot be asked for; never rejects.
+ */
+export async function collectGarbageNow(): Promise<void> {
+  const collect = sharedCollector();
+  if (collect === undefined || !holdsSpare()) return;
+  try {
+    await collect({ type: 'major', execution: 'async' });
+    await collect({ type: 'major', execution: 'async' });
+  } catch {
+    // A collection that could not run leaves the heap as it was: nothing to report.
+  }
+}
+
+/** Whether the heap holds more than {@link collectGarbageNow} leaves alone. */
+function holdsSpare(): boolean {
+  let spare = false;
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name === 'new_space') spare ||= space.physical_space_size > TRIM_ABOVE_BYTES;
+    if (space.space_name === 'old_space') {
+      spare ||= space.physical_space_size - space.space_used_size > SPARE_OLD_BYTES;
+    }
+  }
+  return spare;
+}
+
 /** The memory the young generation (new space) holds now. */
 export function youngGenerationBytes(): number {
   const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
   return space?.physical_space_size ?? 0;
+}
+
+let shared: { readonly collect: Collect | undefined } | undefined;
+
+/** {@link collector}, had once per process. */
+function sharedCollector(): Collect | undefined {
+  shared ??= { collect: collector() };
+  return shared.collect;
 }
 
 /** V8's `gc`, with `--expose-gc` set back as it was once it is had; undefined if refused. */

@@ -24,7 +24,7 @@ import { openStatusLog } from './status-log.js';
 import { secretKeyOf } from './secret-key.js';
 import { VERSION } from './version.js';
 import { whenQuiet } from './quiet.js';
-import { trimHeapWhenIdle } from './heap-trim.js';
+import { collectGarbageNow, trimHeapWhenIdle } from './heap-trim.js';
 
 /**
  * How long after the start settles its functions go into the code cache (a few ms of
@@ -147,13 +147,32 @@ async function serve(
     target.kind === 'pglite' && startReads?.hasSnapshot === true
       ? holdDataDir(target.dataDir, onWarning)
       : undefined;
+  // Once the gateway is up, its heap is collected while the embedded store waits to copy
+  // the audit journal: after a burst of calls (whose records the copy takes) the heap holds
+  // several times what is live, and with the database's process growing as it copies, the
+  // two together passed 300 MiB.
+  let collectWhileQuiet = false;
+  const auditJournal = {
+    onQuiet: (): Promise<void> => (collectWhileQuiet ? collectGarbageNow() : Promise.resolve()),
+  };
   const open = async (): Promise<Store> => {
     if (heldLock !== undefined && target.kind === 'pglite') {
       // The snapshot says the database is as this version left it: its process starts when
       // something needs it, not while the first calls arrive.
-      return openStore({ ...target, lock: heldLock, onWarning, deferDatabase: true });
+      return openStore({
+        ...target,
+        lock: heldLock,
+        onWarning,
+        deferDatabase: true,
+        auditJournal,
+      });
     }
-    const opened = await openStoreForCli({ store: storeSpec, dataDir: loaded.dataDir, onWarning });
+    const opened = await openStoreForCli({
+      store: storeSpec,
+      dataDir: loaded.dataDir,
+      onWarning,
+      auditJournal,
+    });
     if (opened instanceof RemoteStore) say(`store: ${opened.location}`);
     return opened;
   };
@@ -369,7 +388,10 @@ async function serve(
       // What the start compiled goes into the code cache, once the first listings are out.
       setTimeout(codeCacheCheckpoint, CHECKPOINT_DELAY_MS).unref();
       // The memory the start's allocations grew is given back once the gateway is idle.
-      if (shuttingDown === undefined) stopTrimming = trimHeapWhenIdle();
+      if (shuttingDown === undefined) {
+        stopTrimming = trimHeapWhenIdle();
+        collectWhileQuiet = true;
+      }
       const servers = gateway.servers.all();
       const up = servers.filter((server) => server.status.state === 'up').length;
       say(`${up} of ${servers.length} server(s) up, ${gateway.catalog.size} tool(s)`);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HintgateError, isHintgateError } from '../core/errors.js';
+import type { AuditJournalOptions } from '../store/audit-journal.js';
 import type { LockInfo } from '../store/lock.js';
 import { RemoteStore } from '../store/remote.js';
 import type { Store } from '../store/store.js';
@@ -20,6 +21,8 @@ export interface CliStoreOptions {
    * admin endpoint yet (it is starting). Default 10 s.
    */
   readonly waitMs?: number;
+  /** The embedded store's audit journal options, when it is opened here. */
+  readonly auditJournal?: AuditJournalOptions;
 }
 
 const POLL_MS = 50;
@@ -62,6 +65,12 @@ export async function openStoreForCli(options: CliStoreOptions): Promise<Store> 
   const withWarning = onWarning === undefined ? {} : { onWarning };
   if (target.kind === 'postgres') return openStore({ ...target, ...withWarning });
   const { dataDir } = target;
+  const { auditJournal } = options;
+  const embedded = {
+    ...target,
+    ...withWarning,
+    ...(auditJournal === undefined ? {} : { auditJournal }),
+  };
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (;;) {
     const lock = readLock(dataDir);
@@ -70,7 +79,7 @@ export async function openStoreForCli(options: CliStoreOptions): Promise<Store> 
     }
     if (lock?.alive !== true) {
       try {
-        return await openStore({ ...target, ...withWarning });
+        return await openStore(embedded);
       } catch (error) {
         // A gateway took the directory between the check and the open: go through it.
         if (!isHintgateError(error, 'STORE_LOCKED')) throw error;
@@ -82,7 +91,7 @@ export async function openStoreForCli(options: CliStoreOptions): Promise<Store> 
         return remoteFor(holder, dataDir, options);
       }
       if (holder?.alive === true) throw lockedWithoutEndpoint(dataDir, holder);
-      return openStore({ ...target, ...withWarning });
+      return openStore(embedded);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

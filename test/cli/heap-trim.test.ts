@@ -2,7 +2,12 @@ import { execFile, execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TRIM_ABOVE_BYTES, TRIM_MAX_MISSES, trimHeapWhenIdle } from '../../src/cli/heap-trim.js';
+import {
+  SPARE_OLD_BYTES,
+  TRIM_ABOVE_BYTES,
+  TRIM_MAX_MISSES,
+  trimHeapWhenIdle,
+} from '../../src/cli/heap-trim.js';
 import { scratchDir } from '../helpers/config.js';
 import { busyFor, sleep } from '../helpers/event-loop.js';
 import { waitFor } from '../helpers/processes.js';
@@ -115,5 +120,62 @@ describe('trimHeapWhenIdle', () => {
       const script = new Script(${JSON.stringify(source)}, { filename: 'twice.js', cachedData: require('node:fs').readFileSync(${JSON.stringify(cache)}) });
       process.stdout.write(String(script.cachedDataRejected));`;
     expect(execFileSync(process.execPath, ['-e', read], { encoding: 'utf8' })).toBe('false');
+  });
+});
+
+describe('collectGarbageNow', () => {
+  /**
+   * Runs `body` (module code with `collectGarbageNow`, `oldSpace()` (bytes held by the old
+   * generation) and `majors()` (major collections so far) in scope) in a fresh process and
+   * returns what it printed, parsed.
+   */
+  const inProcess = <T>(body: string): Promise<T> => {
+    const module = pathToFileURL(join(dirname(requireBuiltCli()), 'heap-trim.js')).href;
+    const script = `import { collectGarbageNow } from ${JSON.stringify(module)};
+      import { getHeapSpaceStatistics } from 'node:v8';
+      import { PerformanceObserver, constants } from 'node:perf_hooks';
+      const oldSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').physical_space_size;
+      let majorCount = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorCount++;
+      }).observe({ entryTypes: ['gc'] });
+      // Entries are delivered on a later turn of the loop.
+      const majors = () => new Promise((resolve) => setTimeout(() => resolve(majorCount), 50));
+      ${body}`;
+    return new Promise((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        { encoding: 'utf8' },
+        (error, stdout) =>
+          error === null ? resolve(JSON.parse(stdout) as T) : reject(new Error(error.message)),
+      );
+    });
+  };
+
+  it('gives back the old generation a burst left full of garbage', async () => {
+    // Objects kept across several scavenges are promoted to the old generation; once they
+    // are dropped, the pages they filled stay held until a major collection.
+    const result = await inProcess<{ before: number; after: number }>(`
+      let kept = [];
+      for (let round = 0; round < 60; round++) {
+        kept.push(Array.from({ length: 20000 }, (_, n) => ({ n, text: 'kept ' + n + ' ' + round })));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      kept = undefined;
+      const before = oldSpace();
+      await collectGarbageNow();
+      process.stdout.write(JSON.stringify({ before, after: oldSpace() }));`);
+    expect(result.before).toBeGreaterThan(4 * SPARE_OLD_BYTES);
+    expect(result.after).toBeLessThan(result.before / 2);
+  }, 30_000);
+
+  it('collects nothing when the heap holds little to give back', async () => {
+    const result = await inProcess<{ before: number; during: number }>(`
+      const before = await majors();
+      await collectGarbageNow();
+      process.stdout.write(JSON.stringify({ before, during: (await majors()) - before }));`);
+    expect(result.during).toBe(0);
   });
 });

@@ -140,6 +140,71 @@ describe('embedded store: audit journal', () => {
     });
   });
 
+  it('calls onQuiet half the quiet time in and again before the copy; an append in between starts over', async () => {
+    const calls: { ms: number; waiting: number }[] = [];
+    let started = 0;
+    // Called 300 ms after the first append at the soonest: `opened` is set by then.
+    const opened: Opened = await openWith({
+      quietMs: 600,
+      onQuiet: async () => {
+        calls.push({ ms: Date.now() - started, waiting: segments(opened.dir).length });
+        // The first call's append starts the wait over: two more calls, then one copy.
+        if (calls.length === 1) {
+          started = Date.now();
+          await opened.store.appendAudit(records('between', 1));
+        }
+      },
+    });
+    started = Date.now();
+    await opened.store.appendAudit(records('before', 2));
+    await until(
+      'the segments are copied',
+      () => calls.length >= 3 && segments(opened.dir).length === 0,
+    );
+    expect(calls).toHaveLength(3);
+    // Timers fire no sooner than asked (a millisecond of rounding aside), later on a busy machine.
+    expect(calls.map((call) => call.ms >= 299)).toEqual([true, true, true]);
+    expect(calls[2]!.ms).toBeGreaterThanOrEqual(599);
+    // Nothing was copied before the last call.
+    expect(calls.every((call) => call.waiting > 0)).toBe(true);
+    expect((await texts(opened.store)).sort()).toEqual(['before-0', 'before-1', 'between-0']);
+  });
+
+  it('copies even when onQuiet fails, and a close during onQuiet copies at once and ends the wait', async () => {
+    const failing = await openWith({
+      quietMs: 200,
+      onQuiet: () => Promise.reject(new Error('hook failed')),
+    });
+    await failing.store.appendAudit(records('failed-hook', 2));
+    await until('the segment is copied', () => segments(failing.dir).length === 0);
+    expect((await texts(failing.store)).sort()).toEqual(['failed-hook-0', 'failed-hook-1']);
+
+    const harness = await newHarness();
+    let release: () => void = () => undefined;
+    let calls = 0;
+    const held = await openWith(
+      {
+        quietMs: 200,
+        onQuiet: () => {
+          calls += 1;
+          return new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+      harness,
+    );
+    await held.store.appendAudit(records('closing', 3));
+    await until('onQuiet is waited on', () => calls === 1);
+    await held.store.close();
+    open.pop();
+    expect(segments(held.dir)).toEqual([]);
+    // Released after the close: the wait it belonged to goes no further.
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls).toBe(1);
+    const again = await openWith({ quietMs: 60_000 }, harness);
+    expect((await texts(again.store)).sort()).toEqual(['closing-0', 'closing-1', 'closing-2']);
+  });
+
   it('copies what waits before a read, so a read never misses a record the store took', async () => {
     const { store, dir } = await openWith({ quietMs: 60_000 });
     await store.appendAudit(records('read', 5));
