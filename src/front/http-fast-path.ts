@@ -47,7 +47,9 @@ export interface NodeResponse {
 /**
  * The fast path of the HTTP front: a tools/call POST (of an initialized 2025 session, or a
  * 2026 request whose headers agree with its body) runs the gateway pipeline directly and is
- * answered as JSON, or as an SSE stream when the client asked for progress, without the
+ * answered as JSON, or as an SSE stream when the client asked for progress or (a 2025
+ * session whose client takes either) when a log message of the call comes before its
+ * result, without the
  * SDK's transport and server machinery; `tools/annotations` and `tools/resolve` are answered
  * from the gateway's resolvers the same way. Anything else, and anything doubtful (a header
  * the SDK would reject, a 2025 client calling a 2026 server), is left to the SDK, which
@@ -209,15 +211,20 @@ export class HttpFastPath {
     const headers: Record<string, string> = {};
     if (fastSession !== undefined) headers['mcp-session-id'] = fastSession.id;
     // Progress asked for: the answer is an SSE stream carrying the notifications, then the
-    // response; otherwise JSON, and a 2025 session's log messages go to its GET stream.
-    const stream =
-      token === undefined
-        ? undefined
-        : new SseStream(fastSession?.events, `fast-${++this.streams}`);
-    const link: ClientLink =
-      stream === undefined
-        ? this.sessionLink(fastSession)
-        : stream.link(this.sessionLink(fastSession));
+    // response. A 2025 session's call whose client takes either: JSON, unless a notification
+    // (a log message) comes first, which starts an SSE stream, as the SDK sends them. Else
+    // JSON, and a 2025 session's log messages go to its GET stream.
+    const answer =
+      token !== undefined || (fastSession !== undefined && acceptsEventStream(request))
+        ? new CallAnswer(
+            this.sessionLink(fastSession),
+            fastSession?.events,
+            `fast-${++this.streams}`,
+            headers,
+          )
+        : undefined;
+    if (token !== undefined) answer?.startStream();
+    const link = answer ?? this.sessionLink(fastSession);
     const finished = callTool(this.backend, { params, session, signal: controller.signal, link })
       .then(
         (result) => ({ line: resultLine(id, result, session, this.serverInfo), status: 200 }),
@@ -227,7 +234,7 @@ export class HttpFastPath {
         },
       )
       .finally(release);
-    if (stream === undefined) {
+    if (answer === undefined) {
       return finished.then(
         ({ line, status }) =>
           new Response(line, {
@@ -236,11 +243,8 @@ export class HttpFastPath {
           }),
       );
     }
-    void finished.then(({ line }) => stream.finish(line));
-    return new Response(stream.readable, {
-      status: 200,
-      headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
-    });
+    void finished.then(({ line, status }) => answer.finish(line, status));
+    return answer.response;
   }
 
   /**
@@ -328,6 +332,71 @@ const NO_CHANNEL: ClientLink = {
 const ENCODER = new TextEncoder();
 
 /**
+ * The answer of one fast-path call that may be an SSE stream, and its client as the call
+ * sees it: notifications go on the stream (started by the first one, or at once with
+ * {@link startStream}), then the response; with no notification before the result, the
+ * answer is JSON. Requests to the client go through the session's link (its GET stream).
+ * A notification after the result is dropped.
+ */
+class CallAnswer implements ClientLink {
+  readonly response: Promise<Response>;
+  readonly request: ClientLink['request'];
+  private answered!: (response: Response) => void;
+  private stream: SseStream | undefined;
+  private done = false;
+
+  constructor(
+    private readonly session: ClientLink,
+    private readonly events: SessionEventStore | undefined,
+    private readonly streamId: string,
+    private readonly headers: Readonly<Record<string, string>>,
+  ) {
+    this.response = new Promise((resolve) => (this.answered = resolve));
+    this.request = session.request;
+  }
+
+  notify(method: string, params: JsonObject): void {
+    if (!this.done) this.startStream().send({ jsonrpc: '2.0', method, params });
+  }
+
+  logLevel(): string | undefined {
+    return this.session.logLevel();
+  }
+
+  /** The answer as an SSE stream from now on. */
+  startStream(): SseStream {
+    if (this.stream === undefined) {
+      this.stream = new SseStream(this.events, this.streamId);
+      this.answered(
+        new Response(this.stream.readable, {
+          status: 200,
+          headers: {
+            ...this.headers,
+            'content-type': 'text/event-stream',
+            'cache-control': 'no-cache',
+          },
+        }),
+      );
+    }
+    return this.stream;
+  }
+
+  /** Sends the response: the stream's last event, or the JSON answer (with `status`). */
+  finish(line: string, status: number): void {
+    this.done = true;
+    if (this.stream !== undefined) this.stream.finish(line);
+    else {
+      this.answered(
+        new Response(line, {
+          status,
+          headers: { ...this.headers, 'content-type': 'application/json' },
+        }),
+      );
+    }
+  }
+}
+
+/**
  * The SSE answer of one request: its notifications, then its response. Every event is kept
  * in the session's event store when there is one (ids let the client resume with
  * `Last-Event-ID`); writes after the client went away or after the end are dropped, never
@@ -352,15 +421,6 @@ class SseStream {
     });
   }
 
-  /** The request's client: notifications on this stream, the rest through `session`. */
-  link(session: ClientLink): ClientLink {
-    return {
-      notify: (method, params) => this.send({ jsonrpc: '2.0', method, params }),
-      request: session.request,
-      logLevel: () => session.logLevel(),
-    };
-  }
-
   /** Sends the response and ends the stream. */
   finish(line: string): void {
     this.write(line, JSON.parse(line) as JsonObject);
@@ -372,7 +432,7 @@ class SseStream {
     }
   }
 
-  private send(message: JsonObject): void {
+  send(message: JsonObject): void {
     this.write(JSON.stringify(message), message);
   }
 

@@ -47,10 +47,14 @@ function expectOnly(logs: readonly string[], own: 'A' | 'B'): void {
   expect(logs.filter((line) => !line.startsWith(own))).toEqual([]);
 }
 
+// The server on the 2025 protocol (its calls take the HTTP front's fast path) and on the
+// 2026 one (a 2025 client's calls of its tools go through the SDK's shim).
 describe.each([
-  ['two sessions of one gateway (no auth)', false],
-  ['two principals over HTTP', true],
-] as const)('log messages during calls: %s', (_name, tokens) => {
+  ['two sessions of one gateway (no auth), a 2025 server', false, 'legacy'],
+  ['two principals over HTTP, a 2025 server', true, 'legacy'],
+  ['two sessions of one gateway (no auth), a 2026 server', false, 'auto'],
+  ['two principals over HTTP, a 2026 server', true, 'auto'],
+] as const)('log messages during calls: %s', (_name, tokens, era) => {
   const dir = scratchDir();
   let gateway: GatewayProcess & { url: string };
   const clients: Client[] = [];
@@ -58,7 +62,7 @@ describe.each([
   beforeAll(async () => {
     const config = await writeFastConfig(
       dir,
-      { chatty: fixtureServer('chatty') },
+      { chatty: fixtureServer('chatty', [], { era }) },
       tokens
         ? {
             http: {
