@@ -13,6 +13,7 @@ import {
   tooLargeAnswer,
 } from './answers.js';
 import type { FrontBackend } from './backend.js';
+import { HandedOver } from './call.js';
 import { SessionEventStore } from './event-store.js';
 import type { FrontHub } from './hub.js';
 import type { FastSession, NodeResponse } from './http-fast-path.js';
@@ -149,6 +150,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const owner = principal ?? '';
     await bound(owner);
     const events = new SessionEventStore();
+    const handedOver = new HandedOver();
     // Declared before the server so that the hub can ask for the session id once known.
     // eslint-disable-next-line prefer-const
     let transport: WebStandardStreamableHTTPServerTransport;
@@ -159,6 +161,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       principal,
       hub,
       sessionId: () => transport.sessionId,
+      handedOver,
     });
     transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -170,6 +173,18 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
           server,
           events,
           logLevel: () => hub.logLevelOf(server),
+          handOver: async (request, body, requestId, params, result) => {
+            handedOver.put(requestId, params, result);
+            try {
+              const answer = await transport.handleRequest(request, { parsedBody: body });
+              // Refused without running its handler: the result is not left for a later request.
+              if (!answer.ok) handedOver.drop(requestId);
+              return answer;
+            } catch (error) {
+              handedOver.drop(requestId);
+              throw error;
+            }
+          },
         };
         sessions.set(id, {
           transport,

@@ -30,6 +30,18 @@ export interface FastSession {
   readonly events: SessionEventStore;
   /** The level its client set with `logging/setLevel`, if it did. */
   readonly logLevel: () => string | undefined;
+  /**
+   * Hands a tools/call whose first round ended in `input_required` to the session's front
+   * server, with that result (see `HandedOver` in `call.ts`): its shim asks the client and
+   * makes the next rounds. `body` is the request's JSON, already read.
+   */
+  readonly handOver: (
+    request: Request,
+    body: JsonObject,
+    id: RpcId,
+    params: JsonObject,
+    result: JsonObject,
+  ) => Promise<Response>;
 }
 
 /**
@@ -52,8 +64,10 @@ export interface NodeResponse {
  * result, without the
  * SDK's transport and server machinery; `tools/annotations` and `tools/resolve` are answered
  * from the gateway's resolvers the same way. Anything else, and anything doubtful (a header
- * the SDK would reject, a 2025 client calling a 2026 server), is left to the SDK, which
- * answers it exactly as before. A 2025 client's `notifications/cancelled` for a fast-path
+ * the SDK would reject, a 2025 client asking a 2026 server's tool for progress), is left to
+ * the SDK, which answers it exactly as before. A 2025 client's call of a 2026 server's tool
+ * that ends in `input_required` is handed to the session's front server with that result,
+ * whose shim asks the client. A 2025 client's `notifications/cancelled` for a fast-path
  * request is taken here too.
  */
 export class HttpFastPath {
@@ -99,10 +113,20 @@ export class HttpFastPath {
     }
     if (method !== 'tools/call' || typeof name !== 'string') return undefined;
     const info = this.sessionOf(request, params, session, principal, method, name);
-    if (info === undefined || needsShim(this.backend, info, name)) return undefined;
+    if (info === undefined) return undefined;
     const token = progressTokenOf(params);
     if (token !== undefined && !acceptsEventStream(request)) return undefined;
-    return this.call(request, response, id, params, info, session, token);
+    if (!needsShim(this.backend, info, name))
+      return this.call(request, response, id, params, info, session, token);
+    // A 2025 client calling a 2026 server's tool: only an `input_required` result needs the
+    // SDK's shim, which answers on an SSE stream of its own from the start. So the fast path
+    // takes the call when that handover stays possible: a session (2025), no progress asked
+    // for (an answer that streams from the start), and a client that takes SSE (else the
+    // SDK refuses the request it is handed).
+    if (session === undefined || token !== undefined || !acceptsEventStream(request))
+      return undefined;
+    const handOver = (result: JsonObject) => session.handOver(request, body, id, params, result);
+    return this.call(request, response, id, params, info, session, token, handOver);
   }
 
   /**
@@ -206,13 +230,15 @@ export class HttpFastPath {
     session: SessionInfo,
     fastSession: FastSession | undefined,
     token: unknown,
+    handOver?: (result: JsonObject) => Promise<Response>,
   ): Response | Promise<Response> {
     const { controller, release } = this.track(request, response, id, fastSession);
     const headers: Record<string, string> = {};
     if (fastSession !== undefined) headers['mcp-session-id'] = fastSession.id;
     // Progress asked for: the answer is an SSE stream carrying the notifications, then the
     // response. A 2025 session's call whose client takes either: JSON, unless a notification
-    // (a log message) comes first, which starts an SSE stream, as the SDK sends them. Else
+    // (a log message) comes first, which starts an SSE stream, as the SDK sends them (held
+    // until the result when the call may be handed over: its stream is then the SDK's). Else
     // JSON, and a 2025 session's log messages go to its GET stream.
     const answer =
       token !== undefined || (fastSession !== undefined && acceptsEventStream(request))
@@ -221,29 +247,40 @@ export class HttpFastPath {
             fastSession?.events,
             `fast-${++this.streams}`,
             headers,
+            handOver !== undefined,
           )
         : undefined;
     if (token !== undefined) answer?.startStream();
     const link = answer ?? this.sessionLink(fastSession);
-    const finished = callTool(this.backend, { params, session, signal: controller.signal, link })
+    const { signal } = controller;
+    const finished = callTool(this.backend, { params, session, signal, link })
       .then(
-        (result) => ({ line: resultLine(id, result, session, this.serverInfo), status: 200 }),
-        (error: unknown) => {
+        (result): FastAnswer =>
+          handOver !== undefined && result['resultType'] === 'input_required'
+            ? { handed: result }
+            : { line: resultLine(id, result, session, this.serverInfo), status: 200 },
+        (error: unknown): FastAnswer => {
           const rpc = toJsonRpcError(error);
           return { line: errorLine(id, rpc), status: httpStatusOf(rpc, session) };
         },
       )
+      // Read before `release` puts the controller back: a client that went away during the
+      // first round is not handed the next ones.
+      .then((done) => ('handed' in done && signal.aborted ? goneAnswer(id) : done))
       .finally(release);
     if (answer === undefined) {
       return finished.then(
-        ({ line, status }) =>
-          new Response(line, {
-            status,
+        (done) =>
+          new Response((done as Answered).line, {
+            status: (done as Answered).status,
             headers: { ...headers, 'content-type': 'application/json' },
           }),
       );
     }
-    void finished.then(({ line, status }) => answer.finish(line, status));
+    void finished.then((done) => {
+      if ('handed' in done) answer.handOver(handOver!(done.handed));
+      else answer.finish(done.line, done.status);
+    });
     return answer.response;
   }
 
@@ -322,6 +359,19 @@ export class HttpFastPath {
   }
 }
 
+/** A fast-path call's answer: a JSON-RPC line, or its first round's result to hand over. */
+type FastAnswer = Answered | { readonly handed: JsonObject };
+interface Answered {
+  readonly line: string;
+  readonly status: number;
+}
+
+/** The answer to a client that went away during a call's first round: never read. */
+function goneAnswer(id: RpcId): Answered {
+  const error = { code: -32800, message: 'Request cancelled: the client went away' };
+  return { line: errorLine(id, error), status: 200 };
+}
+
 /** A client with no channel outside its requests (a 2026 client answered with JSON). */
 const NO_CHANNEL: ClientLink = {
   notify: () => undefined,
@@ -344,19 +394,71 @@ class CallAnswer implements ClientLink {
   private answered!: (response: Response) => void;
   private stream: SseStream | undefined;
   private done = false;
+  /** Notifications kept until the result, when `hold` (the call may be handed over). */
+  private held: JsonObject[] | undefined;
 
   constructor(
     private readonly session: ClientLink,
     private readonly events: SessionEventStore | undefined,
     private readonly streamId: string,
     private readonly headers: Readonly<Record<string, string>>,
+    hold = false,
   ) {
     this.response = new Promise((resolve) => (this.answered = resolve));
     this.request = session.request;
+    if (hold) this.held = [];
   }
 
   notify(method: string, params: JsonObject): void {
-    if (!this.done) this.startStream().send({ jsonrpc: '2.0', method, params });
+    if (this.done) return;
+    const message = { jsonrpc: '2.0', method, params };
+    if (this.held !== undefined) this.held.push(message);
+    else this.startStream().send(message);
+  }
+
+  /**
+   * The answer is the SDK's, to which the call was handed over: the notifications held come
+   * first on its stream (without event ids: the SDK's own events are the ones a client
+   * resumes from), or on the session's GET stream when the SDK answered without a stream.
+   */
+  handOver(answer: Promise<Response>): void {
+    this.done = true;
+    const held = this.held ?? [];
+    this.held = undefined;
+    void answer.then(
+      (response) => {
+        const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+        if (held.length === 0 || response.body === null || !sse) {
+          for (const message of held)
+            this.session.notify(message['method'] as string, message['params'] as JsonObject);
+          this.answered(response);
+          return;
+        }
+        const first = ENCODER.encode(
+          held.map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`).join(''),
+        );
+        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+        const joined = new ReadableStream<Uint8Array>({
+          start: (sink) => sink.enqueue(first),
+          pull: async (sink) => {
+            const { done, value } = await reader.read();
+            if (done) sink.close();
+            else sink.enqueue(value);
+          },
+          cancel: (reason) => reader.cancel(reason),
+        });
+        this.answered(new Response(joined, { status: response.status, headers: response.headers }));
+      },
+      (error: unknown) => {
+        const rpc = toJsonRpcError(error);
+        this.answered(
+          new Response(errorLine(null, rpc), {
+            status: 500,
+            headers: { 'content-type': 'application/json' },
+          }),
+        );
+      },
+    );
   }
 
   logLevel(): string | undefined {
@@ -384,6 +486,12 @@ class CallAnswer implements ClientLink {
   /** Sends the response: the stream's last event, or the JSON answer (with `status`). */
   finish(line: string, status: number): void {
     this.done = true;
+    const held = this.held;
+    this.held = undefined;
+    if (held !== undefined && held.length > 0) {
+      const stream = this.startStream();
+      for (const message of held) stream.send(message);
+    }
     if (this.stream !== undefined) this.stream.finish(line);
     else {
       this.answered(

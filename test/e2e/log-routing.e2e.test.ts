@@ -106,4 +106,27 @@ describe.each([
     expect(a.logs.slice(-2)).toEqual(['Alone first', 'Alone second']);
     expect(b.logs.some((line) => line.startsWith('Alone'))).toBe(false);
   });
+
+  // A 2026 server asks for input with an input_required result, which the gateway turns into
+  // an elicitation request for a 2025 client: the log message of the round that asked
+  // reaches the client before the question, the second round's before the answer.
+  it.runIf(era === 'auto')(
+    'delivers the log messages of every round of a call that asks',
+    async () => {
+      const auth = tokens ? { authorization: `Bearer ${ALICE}` } : {};
+      const client = (await connectHttp(gateway.url, 'v2-legacy', auth)) as Client;
+      clients.push(client);
+      const seen: string[] = [];
+      client.setNotificationHandler('notifications/message', (notification) => {
+        seen.push(String(notification.params.data));
+      });
+      client.setRequestHandler('elicitation/create', () => {
+        seen.push('asked');
+        return { action: 'accept', content: { name: 'Ada' } };
+      });
+      const result = await callTool(client, 'chatty_log_then_ask', { text: 'Ask' });
+      expect(textOf(result)).toBe('Hello, Ada!');
+      expect(seen).toEqual(['Ask asking', 'asked', 'Ask answered']);
+    },
+  );
 });
