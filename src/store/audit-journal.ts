@@ -56,12 +56,12 @@ export interface AuditJournalOptions {
   /**
    * Awaited twice before a copy made because nothing was appended for `quietMs`: once half
    * of that time in, and again at its end, just before the copy; an append in between starts
-   * the wait over. The database's process grows as it copies (by about 70 MiB), and a
-   * gateway whose heap grew under the burst of calls being copied gives that memory back
-   * here first, so that the two processes together stay small (V8 shrinks its young
-   * generation only at a collection that finds little allocated over the 5 s before it: the
-   * first call's collection comes right after the burst, the second's 5 s later). A
-   * rejection is ignored.
+   * the wait over, and a close or a copy started because enough records wait ends it. The
+   * database's process grows as it copies (by about 70 MiB), and a gateway whose heap grew
+   * under the burst of calls being copied gives that memory back here first, so that the
+   * two processes together stay small (V8 shrinks its young generation only at a collection
+   * that finds little allocated over the 5 s before it: the first call's collection comes
+   * right after the burst, the second's 5 s later). A rejection is ignored.
    */
   readonly onQuiet?: () => Promise<void>;
 }
@@ -222,9 +222,11 @@ export class AuditJournal {
     this.#pending += records;
     this.#pendingBytes += bytes.length;
     if (segment.bytes >= this.#segmentBytes && this.#current === segment) this.#seal();
-    if (this.#pending >= this.#maxPending || this.#pendingBytes >= this.#maxPendingBytes)
+    if (this.#pending >= this.#maxPending || this.#pendingBytes >= this.#maxPendingBytes) {
+      // Not quiet: a wait an earlier append started must not call `onQuiet` under load.
+      this.#endQuietWait();
       void this.ingest().catch(() => undefined);
-    else this.#quietLater();
+    } else this.#quietLater();
   }
 
   /**
@@ -268,9 +270,9 @@ export class AuditJournal {
    * `onQuiet` half of that time in and again before the copy (without it, simply copies).
    */
   #quietLater(): void {
-    clearTimeout(this.#timer);
+    this.#endQuietWait();
     if (this.#closed) return;
-    const wait = ++this.#quietWaits;
+    const wait = this.#quietWaits;
     const half = this.#quietMs / 2;
     // Each step runs only if no append, close or later wait came since the wait began.
     const step = (then: () => void) => {
@@ -290,6 +292,13 @@ export class AuditJournal {
       });
     };
     step(() => step(copy));
+  }
+
+  /** Ends the quiet wait under way, if any: its timer, and its steps after a hook in progress. */
+  #endQuietWait(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#quietWaits += 1;
   }
 
   async #callOnQuiet(): Promise<void> {

@@ -170,6 +170,25 @@ describe('embedded store: audit journal', () => {
     expect((await texts(opened.store)).sort()).toEqual(['before-0', 'before-1', 'between-0']);
   });
 
+  it('does not call onQuiet for a wait that enough records waiting cut short', async () => {
+    let calls = 0;
+    const { store, dir } = await openWith({
+      quietMs: 400,
+      maxPending: 3,
+      onQuiet: () => {
+        calls += 1;
+        return Promise.resolve();
+      },
+    });
+    await store.appendAudit(records('first', 1));
+    // Three waiting: copied at once, and the quiet wait the first append started is over.
+    await store.appendAudit(records('more', 2));
+    await until('the segments are copied', () => segments(dir).length === 0);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(calls).toBe(0);
+    expect((await texts(store)).sort()).toEqual(['first-0', 'more-0', 'more-1']);
+  });
+
   it('copies even when onQuiet fails, and a close during onQuiet copies at once and ends the wait', async () => {
     const failing = await openWith({
       quietMs: 200,
