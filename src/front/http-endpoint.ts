@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId, Server } from '@modelcontextprotocol/server';
 import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
 } from '@modelcontextprotocol/server';
-import type { RpcResponse } from '../mcp/json-rpc.js';
+import type { RpcMessage, RpcResponse } from '../mcp/json-rpc.js';
 import {
   beforeInitializeAnswer,
   checkMessage,
@@ -163,7 +163,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       sessionId: () => transport.sessionId,
       handedOver,
     });
-    transport = new WebStandardStreamableHTTPServerTransport({
+    transport = new SessionTransport(handedOver, {
       sessionIdGenerator: () => randomUUID(),
       eventStore: events,
       retryInterval: SSE_RETRY_MS,
@@ -177,7 +177,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
             handedOver.put(requestId, params, result);
             try {
               const answer = await transport.handleRequest(request, { parsedBody: body });
-              // Refused without running its handler: the result is not left for a later request.
+              // Refused before its stream opened (the answer to such a request is not sent
+              // through `send`): the result is not left for a later request.
               if (!answer.ok) handedOver.drop(requestId);
               return answer;
             } catch (error) {
@@ -327,4 +328,29 @@ function chain(first: (() => void) | undefined, second: () => void): () => void 
     first?.();
     second();
   };
+}
+
+/**
+ * A 2025 session's SDK transport that forgets a first round handed over with a request
+ * (`HandedOver`) once the response to that request goes out: the SDK may answer a request it
+ * was handed (its SSE stream already open) without running the handler that takes the
+ * result, e.g. one its checks refuse, and a later request reusing the id must not get it.
+ */
+class SessionTransport extends WebStandardStreamableHTTPServerTransport {
+  constructor(
+    private readonly handedOver: HandedOver,
+    options: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0],
+  ) {
+    super(options);
+  }
+
+  override send(
+    message: JSONRPCMessage,
+    options?: { relatedRequestId?: RequestId },
+  ): Promise<void> {
+    const outgoing = message as unknown as RpcMessage;
+    if ('id' in outgoing && !('method' in outgoing) && outgoing.id !== null)
+      this.handedOver.drop(outgoing.id);
+    return super.send(message, options);
+  }
 }

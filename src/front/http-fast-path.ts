@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/server';
+import { isJsonContentType } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { envelopeVersion } from '../mcp/era.js';
 import type { DynamicMethod } from '../mcp/dynamic-wire.js';
@@ -278,7 +279,7 @@ export class HttpFastPath {
       );
     }
     void finished.then((done) => {
-      if ('handed' in done) answer.handOver(handOver!(done.handed));
+      if ('handed' in done) answer.handOver(handOver!(done.handed), id);
       else answer.finish(done.line, done.status);
     });
     return answer.response;
@@ -421,7 +422,7 @@ class CallAnswer implements ClientLink {
    * first on its stream (without event ids: the SDK's own events are the ones a client
    * resumes from), or on the session's GET stream when the SDK answered without a stream.
    */
-  handOver(answer: Promise<Response>): void {
+  handOver(answer: Promise<Response>, id: RpcId): void {
     this.done = true;
     const held = this.held ?? [];
     this.held = undefined;
@@ -450,11 +451,10 @@ class CallAnswer implements ClientLink {
         this.answered(new Response(joined, { status: response.status, headers: response.headers }));
       },
       (error: unknown) => {
-        const rpc = toJsonRpcError(error);
         this.answered(
-          new Response(errorLine(null, rpc), {
+          new Response(errorLine(id, toJsonRpcError(error)), {
             status: 500,
-            headers: { 'content-type': 'application/json' },
+            headers: { ...this.headers, 'content-type': 'application/json' },
           }),
         );
       },
@@ -574,10 +574,11 @@ function jsonResponse(line: string, status: number, session: SessionInfo): Respo
   return new Response(line, { status, headers });
 }
 
+/** Whether the SDK would take the request's headers: it answers JSON, and sends JSON (exactly). */
 function acceptsJson(request: Request): boolean {
   return (
     (request.headers.get('accept') ?? '').includes('application/json') &&
-    (request.headers.get('content-type') ?? '').includes('application/json')
+    isJsonContentType(request.headers.get('content-type'))
   );
 }
 
