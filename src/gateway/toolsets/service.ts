@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { HintgateError, errorMessage } from '../../core/errors.js';
 import type { SessionInfo } from '../../front/session.js';
 import type { DefaultToolsetWrite, Store } from '../../store/store.js';
@@ -354,14 +355,19 @@ export class ToolsetService {
 
   private reloadGlobals(notify: boolean): Promise<void> {
     return this.reloads.run(GLOBALS, async () => {
+      let list: readonly AnnotationOverride[];
       try {
-        const list = await this.options.store.getGlobalOverrides();
-        this.globals = list.length === 0 ? NO_OVERRIDES : list;
+        list = await this.options.store.getGlobalOverrides();
       } catch (error) {
         this.log(`cannot reload the global overrides: ${errorMessage(error)}`);
         return;
       }
-      if (notify) this.options.notify(() => true);
+      // An event that changes nothing (a resync, one that arrives after a reload already read
+      // its change) tells nobody: every session's list would be fetched again for nothing.
+      const next = list.length === 0 ? NO_OVERRIDES : list;
+      const changed = !isDeepStrictEqual(this.globals, next);
+      this.globals = next;
+      if (notify && changed) this.options.notify(() => true);
     });
   }
 

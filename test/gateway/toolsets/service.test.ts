@@ -165,6 +165,27 @@ describe.each(STORE_KINDS)('ToolsetService (%s store)', (kind) => {
     }
   });
 
+  it('tells nobody of global overrides that did not change (a resync, an event read late)', async () => {
+    const { service, notified } = serviceOf(store);
+    await service.start();
+    try {
+      const before = notified(MODERN_HTTP).length;
+      // A reload that finds what it already has: nobody's list changed.
+      await service.refreshGlobals();
+      expect(notified(MODERN_HTTP).length).toBe(before);
+      await store.setOverride({ namespacedName: 'files.read_file' }, { openWorldHint: false });
+      await service.refreshGlobals();
+      // However many reloads the change and its event make: one notification.
+      await service.refreshGlobals();
+      expect(notified(MODERN_HTTP).slice(before)).toEqual([true]);
+      await store.unsetOverride({ namespacedName: 'files.read_file' });
+      await service.refreshGlobals();
+      expect(notified(MODERN_HTTP).slice(before)).toEqual([true, true]);
+    } finally {
+      service.close();
+    }
+  });
+
   it('keeps a default chosen at run time in the store: it wins over the config, holds for the next service, and reaches a running one', async () => {
     const { service, notified } = serviceOf(store, { defaultToolset: 'triage' });
     const lines: string[] = [];
