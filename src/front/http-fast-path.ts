@@ -270,12 +270,8 @@ export class HttpFastPath {
       .then((done) => ('handed' in done && signal.aborted ? goneAnswer(id) : done))
       .finally(release);
     if (answer === undefined) {
-      return finished.then(
-        (done) =>
-          new Response((done as Answered).line, {
-            status: (done as Answered).status,
-            headers: { ...headers, 'content-type': 'application/json' },
-          }),
+      return finished.then((done) =>
+        jsonAnswer((done as Answered).line, (done as Answered).status, headers),
       );
     }
     void finished.then((done) => {
@@ -436,7 +432,7 @@ class CallAnswer implements ClientLink {
           return;
         }
         const first = ENCODER.encode(
-          held.map((message) => `event: message\ndata: ${JSON.stringify(message)}\n\n`).join(''),
+          held.map((message) => sseEvent(JSON.stringify(message))).join(''),
         );
         const reader = (response.body as ReadableStream<Uint8Array>).getReader();
         const joined = new ReadableStream<Uint8Array>({
@@ -451,12 +447,7 @@ class CallAnswer implements ClientLink {
         this.answered(new Response(joined, { status: response.status, headers: response.headers }));
       },
       (error: unknown) => {
-        this.answered(
-          new Response(errorLine(id, toJsonRpcError(error)), {
-            status: 500,
-            headers: { ...this.headers, 'content-type': 'application/json' },
-          }),
-        );
+        this.answered(jsonAnswer(errorLine(id, toJsonRpcError(error)), 500, this.headers));
       },
     );
   }
@@ -493,14 +484,7 @@ class CallAnswer implements ClientLink {
       for (const message of held) stream.send(message);
     }
     if (this.stream !== undefined) this.stream.finish(line);
-    else {
-      this.answered(
-        new Response(line, {
-          status,
-          headers: { ...this.headers, 'content-type': 'application/json' },
-        }),
-      );
-    }
+    else this.answered(jsonAnswer(line, status, this.headers));
   }
 }
 
@@ -548,13 +532,7 @@ class SseStream {
     const id = this.events?.store(this.streamId, message as never);
     if (!this.open || this.sink === undefined) return;
     try {
-      this.sink.enqueue(
-        ENCODER.encode(
-          id === undefined
-            ? `event: message\ndata: ${line}\n\n`
-            : `id: ${id}\nevent: message\ndata: ${line}\n\n`,
-        ),
-      );
+      this.sink.enqueue(ENCODER.encode(sseEvent(line, id)));
     } catch {
       this.open = false;
     }
@@ -569,9 +547,26 @@ function errorResponseOf(id: RpcId, error: unknown, session: SessionInfo): Respo
 
 /** A JSON-RPC response as JSON, with the session id of a 2025 session. */
 function jsonResponse(line: string, status: number, session: SessionInfo): Response {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (session.era === 'legacy') headers['mcp-session-id'] = session.id;
-  return new Response(line, { status, headers });
+  return jsonAnswer(line, status, session.era === 'legacy' ? { 'mcp-session-id': session.id } : {});
+}
+
+/** A JSON-RPC line as a JSON answer, with `headers` (the session id of a 2025 session). */
+function jsonAnswer(
+  line: string,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): Response {
+  return new Response(line, {
+    status,
+    headers: { ...headers, 'content-type': 'application/json' },
+  });
+}
+
+/** One SSE event carrying a JSON-RPC line, with its id in the session's event store if kept. */
+function sseEvent(line: string, id?: string): string {
+  return id === undefined
+    ? `event: message\ndata: ${line}\n\n`
+    : `id: ${id}\nevent: message\ndata: ${line}\n\n`;
 }
 
 /** Whether the SDK would take the request's headers: it answers JSON, and sends JSON (exactly). */
