@@ -33,6 +33,7 @@ async function loggingSession(
 interface RawMessage {
   readonly id?: number;
   readonly method?: string;
+  readonly params?: { readonly data?: unknown };
   readonly result?: unknown;
 }
 
@@ -171,21 +172,22 @@ describe.each([
 
   it('answers a call with nothing before its result as JSON, and one that logs as SSE, its messages first', async () => {
     const raw = await rawSession(gateway.url, tokens ? { authorization: `Bearer ${ALICE}` } : {});
-    // Logs only after its answer: JSON, from the fast path (on either protocol).
-    const quiet = await raw.call('chatty_log_after', { text: 'raw later' });
-    expect(quiet.type).toContain('application/json');
-    expect(quiet.messages.map((message) => message.result !== undefined)).toEqual([true]);
     const chatty = await raw.call('chatty_log_together', {
       text: 'Raw',
       group: `raw-${era}-${tokens}`,
       count: 1,
     });
     expect(chatty.type).toContain('text/event-stream');
-    expect(chatty.messages.map((message) => message.method ?? 'result')).toEqual([
-      'notifications/message',
-      'notifications/message',
+    expect(chatty.messages.map((message) => message.params?.data ?? 'result')).toEqual([
+      'Raw first',
+      'Raw second',
       'result',
     ]);
+    // Logs only after its answer: JSON, from the fast path (on either protocol). Called last:
+    // its message, with no call in flight then, would go to a call alone in flight after it.
+    const quiet = await raw.call('chatty_log_after', { text: 'raw later' });
+    expect(quiet.type).toContain('application/json');
+    expect(quiet.messages.map((message) => message.result !== undefined)).toEqual([true]);
   });
 
   // A 2026 server asks for input with an input_required result, which the gateway turns into
