@@ -26,9 +26,16 @@ interface Pending {
   readonly resolve: (result: JsonObject) => void;
   readonly reject: (error: Error) => void;
   readonly options: RawRequestOptions;
-  timer: NodeJS.Timeout;
+  /** When it times out (`performance.now()` ms). */
+  deadline: number;
   readonly onAbort: (() => void) | undefined;
 }
+
+/**
+ * A timer may fire this much before its time by the clock (Node starts it from the loop's
+ * cached time): a request this close to its deadline when the sweep runs has timed out.
+ */
+const TIMER_SLACK_MS = 2;
 
 /** Prefix of the ids (and progress tokens) the lane uses; the SDK's own ids are numbers. */
 const ID_PREFIX = 'hg';
@@ -42,6 +49,13 @@ const ID_PREFIX = 'hg';
 export class RawLane {
   private next = 0;
   private readonly pending = new Map<string, Pending>();
+  /**
+   * One timer for every request's timeout, set for the earliest deadline when it was set:
+   * a request costs no timer of its own to start and stop, and the sweep it wakes sets the
+   * next (see {@link sweep}).
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
 
   constructor(
     private readonly server: string,
@@ -77,15 +91,10 @@ export class RawLane {
               this.cancel(id, 'cancelled by the client', options);
               reject(abortReason(signal));
             };
-      const entry: Pending = {
-        method,
-        resolve,
-        reject,
-        options,
-        timer: this.startTimer(id, options),
-        onAbort,
-      };
+      const deadline = performance.now() + options.timeoutMs;
+      const entry: Pending = { method, resolve, reject, options, deadline, onAbort };
       this.pending.set(id, entry);
+      if (deadline < this.timerAt) this.armTimer(deadline);
       if (onAbort !== undefined) signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.sink.sendRaw(
@@ -107,10 +116,9 @@ export class RawLane {
       if (typeof token !== 'string' || !token.startsWith(ID_PREFIX)) return false;
       const entry = this.pending.get(token);
       if (entry === undefined) return false;
-      if (entry.options.resetTimeoutOnProgress === true) {
-        clearTimeout(entry.timer);
-        entry.timer = this.startTimer(token, entry.options);
-      }
+      // A later deadline needs no timer: the sweep that finds it early sets the next one.
+      if (entry.options.resetTimeoutOnProgress === true)
+        entry.deadline = performance.now() + entry.options.timeoutMs;
       if (entry.options.onProgress !== undefined && params !== undefined) {
         const { progressToken: _token, ...progress } = params;
         entry.options.onProgress(progress);
@@ -147,12 +155,31 @@ export class RawLane {
   /** Rejects every request in flight (the connection is gone). */
   failAll(error: DownstreamError): void {
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
   }
 
-  private startTimer(id: string, options: RawRequestOptions): NodeJS.Timeout {
-    return setTimeout(() => {
-      const entry = this.pending.get(id);
-      if (entry === undefined) return;
+  private armTimer(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.sweep, Math.max(1, Math.ceil(at - performance.now())));
+    // The connection's pipes keep the process alive while a request waits, not this timer.
+    this.timer.unref();
+  }
+
+  /** Times out every request whose deadline has come, and sets the timer for the next one. */
+  private readonly sweep = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    let earliest = Infinity;
+    for (const [id, entry] of this.pending) {
+      if (entry.deadline - now > TIMER_SLACK_MS) {
+        earliest = Math.min(earliest, entry.deadline);
+        continue;
+      }
+      const { options } = entry;
       this.cancel(id, `timed out after ${options.timeoutMs} ms`, options);
       entry.reject(
         new DownstreamError(
@@ -161,8 +188,9 @@ export class RawLane {
           `server "${this.server}" did not answer ${entry.method} within ${options.timeoutMs} ms`,
         ),
       );
-    }, options.timeoutMs);
-  }
+    }
+    if (earliest !== Infinity) this.armTimer(earliest);
+  };
 
   private cancel(id: string, reason: string, options: RawRequestOptions): void {
     if (this.settle(id) === undefined) return;
@@ -181,7 +209,6 @@ export class RawLane {
     const entry = this.pending.get(id);
     if (entry === undefined) return undefined;
     this.pending.delete(id);
-    clearTimeout(entry.timer);
     if (entry.onAbort !== undefined)
       entry.options.signal?.removeEventListener('abort', entry.onAbort);
     return entry;

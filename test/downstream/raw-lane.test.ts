@@ -109,6 +109,52 @@ describe('RawLane', () => {
     expect(await call).toEqual({ ok: true });
   });
 
+  it('times each request out on its own deadline, however they were started', async () => {
+    const out = sink();
+    const lane = new RawLane('s', out);
+    const started = performance.now();
+    // A long request first, then a short one: the short one must not wait for the long one.
+    const long = lane.request('long', {}, { timeoutMs: 2_000 });
+    const short = lane.request('short', {}, { timeoutMs: 40 });
+    await expect(short).rejects.toMatchObject({ code: 'DOWNSTREAM_TIMEOUT' });
+    const shortTook = performance.now() - started;
+    expect(shortTook).toBeGreaterThanOrEqual(38);
+    expect(shortTook).toBeLessThan(1_500);
+    expect(lane.size).toBe(1);
+    // A request kept alive by progress past the first timer still times out once it stops.
+    const kept = lane.request(
+      'kept',
+      {},
+      { timeoutMs: 60, resetTimeoutOnProgress: true, onProgress: () => undefined },
+    );
+    const keptId = (out.sent.at(-1) as Wire).id;
+    const keptStarted = performance.now();
+    let keptSettled = false;
+    const keptResult = kept.then(
+      () => 'answered',
+      (error: unknown) => (error instanceof DownstreamError ? error.code : String(error)),
+    );
+    void keptResult.then(() => (keptSettled = true));
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      lane.accept({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: keptId, progress: i },
+      });
+    }
+    expect(keptSettled).toBe(false);
+    const lastProgress = performance.now();
+    expect(await keptResult).toBe('DOWNSTREAM_TIMEOUT');
+    expect(performance.now() - lastProgress).toBeGreaterThanOrEqual(55);
+    expect(performance.now() - keptStarted).toBeGreaterThanOrEqual(170);
+    // The long one was never timed out by the others' timers.
+    const longId = (out.sent[0] as Wire).id;
+    expect(lane.accept({ jsonrpc: '2.0', id: longId, result: { ok: true } })).toBe(true);
+    expect(await long).toEqual({ ok: true });
+    expect(lane.size).toBe(0);
+  });
+
   it('passes a cancellation on and rejects with its reason', async () => {
     const out = sink();
     const controller = new AbortController();

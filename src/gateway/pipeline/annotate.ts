@@ -1,5 +1,7 @@
 import { DynamicResolver } from '../dynamic/resolver.js';
-import type { CallMiddleware } from './compose.js';
+import type { CatalogEntry } from '../catalog-entry.js';
+import type { CallMiddleware, Next } from './compose.js';
+import type { CallContext, CallToolResult } from './context.js';
 import { requireEntry } from './context.js';
 
 /**
@@ -14,25 +16,34 @@ import { requireEntry } from './context.js';
 export function annotate(
   resolver: DynamicResolver = new DynamicResolver(noServer),
 ): CallMiddleware {
-  return async function annotate(ctx, next) {
+  // Not async: a static tool's call goes on with `next()` as it is, no promise of its own.
+  return function annotate(ctx, next) {
     const entry = requireEntry(ctx);
     if (entry.dynamic === undefined) {
       ctx.annotations = entry.effective;
       return next();
     }
-    const found = await resolver.resolve(entry, ctx.params['arguments'], ctx.signal);
-    ctx.annotations = found.annotations;
-    ctx.trace.dynamic =
-      found.fallback !== undefined ? 'fallback' : (found.resolution?.origin ?? 'none');
-    const refused = found.resolution?.adjustments.filter(
-      (item) => item.action === 'uncorroborated',
-    );
-    if (refused !== undefined && refused.length > 0) {
-      // Recorded in the audit log: the server claimed "safer" and nothing of ours agreed.
-      ctx.trace.disagreement = `uncorroborated server answer: ${refused.map((item) => `${item.field}: ${String(item.resolved)}`).join(', ')} (static values kept)`;
-    }
-    return next();
+    return refine(resolver, entry, ctx, next);
   };
+}
+
+/** Sets a dynamic tool's annotations for the call's arguments, then runs the rest. */
+async function refine(
+  resolver: DynamicResolver,
+  entry: CatalogEntry,
+  ctx: CallContext,
+  next: Next,
+): Promise<CallToolResult> {
+  const found = await resolver.resolve(entry, ctx.params['arguments'], ctx.signal);
+  ctx.annotations = found.annotations;
+  ctx.trace.dynamic =
+    found.fallback !== undefined ? 'fallback' : (found.resolution?.origin ?? 'none');
+  const refused = found.resolution?.adjustments.filter((item) => item.action === 'uncorroborated');
+  if (refused !== undefined && refused.length > 0) {
+    // Recorded in the audit log: the server claimed "safer" and nothing of ours agreed.
+    ctx.trace.disagreement = `uncorroborated server answer: ${refused.map((item) => `${item.field}: ${String(item.resolved)}`).join(', ')} (static values kept)`;
+  }
+  return next();
 }
 
 function noServer(server: string): Promise<never> {

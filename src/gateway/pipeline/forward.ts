@@ -62,11 +62,14 @@ export function forward(
   estimate?: EstimatedTimeout,
   progressMs = 0,
 ): CallMiddleware {
-  return async function forward(ctx) {
+  // Not async: the server's answer's promise is the step's, with one `then`.
+  return function forward(ctx) {
     const entry = requireEntry(ctx);
     const target = ctx.target ?? targets(entry.server);
     if (target === undefined) {
-      throw new HintgateError('PIPELINE', `no downstream connection for server "${entry.server}"`);
+      return Promise.reject(
+        new HintgateError('PIPELINE', `no downstream connection for server "${entry.server}"`),
+      );
     }
     const ownTimeoutMs = callTimeoutMs(
       ctx.timeoutMs,
@@ -91,17 +94,19 @@ export function forward(
       logLevel: ctx.logLevel,
       principal: ctx.session.principal,
     };
-    const result =
+    const called =
       ctx.keepAlive === undefined || progressMs <= 0
-        ? await target.callTool(params, options)
-        : await callKeptAlive(ctx, target, params, options, progressMs);
-    ctx.trace.outcome =
-      result['resultType'] === 'input_required'
-        ? 'input-required'
-        : result['isError'] === true
-          ? 'tool-error'
-          : 'ok';
-    return result;
+        ? target.callTool(params, options)
+        : callKeptAlive(ctx, target, params, options, progressMs);
+    return called.then((result) => {
+      ctx.trace.outcome =
+        result['resultType'] === 'input_required'
+          ? 'input-required'
+          : result['isError'] === true
+            ? 'tool-error'
+            : 'ok';
+      return result;
+    });
   };
 }
 

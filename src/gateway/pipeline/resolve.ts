@@ -2,7 +2,12 @@ import { HintgateError } from '../../core/errors.js';
 import { DownstreamError } from '../../mcp/rpc-errors.js';
 import type { Catalog } from '../catalog.js';
 import type { CallScope } from '../toolsets/scope.js';
+import type { ViewLookup } from '../toolsets/view.js';
 import type { CallMiddleware } from './compose.js';
+import type { CallContext } from './context.js';
+
+/** A lookup that found no tool of the session's view. */
+type ScopeMiss = Exclude<ViewLookup, { kind: 'tool' | 'local' }>;
 
 /** Explains why a server whose tool was called is not serving it. */
 export type DownReason = (server: string) => string;
@@ -83,13 +88,16 @@ export function resolve(
   unprefixedDown: UnprefixedDown = () => [],
   refusal: ServerRefusal = () => undefined,
 ): CallMiddleware {
-  return async function resolve(ctx, next) {
+  // Not async: a call of a known tool goes on with `next()` as it is, no promise of its own.
+  return function resolve(ctx, next) {
     const problem = argumentsProblem(ctx.params['arguments']);
     if (problem !== undefined) {
       ctx.trace.stoppedBy = 'resolve';
-      throw new HintgateError('INVALID_ARGUMENTS', `${problem} (tool "${ctx.name}")`, {
-        tool: ctx.name,
-      });
+      return Promise.reject(
+        new HintgateError('INVALID_ARGUMENTS', `${problem} (tool "${ctx.name}")`, {
+          tool: ctx.name,
+        }),
+      );
     }
     const found = scope.lookup(ctx);
     if (found.kind === 'local') {
@@ -99,45 +107,12 @@ export function resolve(
       ctx.trace.tool = found.entry.name;
       ctx.trace.refId = found.entry.refId;
       ctx.trace.stoppedBy = 'resolve';
-      const result = await scope.callLocal(ctx);
-      ctx.trace.outcome = result['isError'] === true ? 'tool-error' : 'ok';
-      return result;
+      return scope.callLocal(ctx).then((result) => {
+        ctx.trace.outcome = result['isError'] === true ? 'tool-error' : 'ok';
+        return result;
+      });
     }
-    if (found.kind !== 'tool') {
-      ctx.trace.stoppedBy = 'resolve';
-      const server =
-        found.kind === 'missing'
-          ? (catalog.departedServerOf(ctx.name) ?? pendingServerOf(ctx.name))
-          : undefined;
-      if (server !== undefined) {
-        throw (
-          refusal(server, ctx.session.principal) ??
-          new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server))
-        );
-      }
-      // A tool held back by pinning never reaches its server before a person approves it.
-      const held = found.kind === 'missing' ? catalog.heldReason(ctx.name) : undefined;
-      if (held !== undefined) {
-        throw new HintgateError('FORBIDDEN', held, { tool: ctx.name });
-      }
-      if (found.kind === 'outside') {
-        throw new HintgateError(
-          'UNKNOWN_TOOL',
-          `Unknown tool: "${ctx.name}" is not in the equipped toolset "${found.toolset}"`,
-          { tool: ctx.name, toolset: found.toolset },
-        );
-      }
-      const what =
-        ctx.name === '' ? 'tools/call without a tool name' : `Unknown tool: "${ctx.name}"`;
-      // A server serving its tools under their own names tells nothing by a prefix: say
-      // which of those are down, since the tool may be one of theirs.
-      const down = ctx.name === '' ? [] : unprefixedDown();
-      const maybe =
-        down.length === 0
-          ? ''
-          : `; it may be a tool of a server whose tools keep their own names: ${down.map(downReason).join('; ')}`;
-      throw new HintgateError('UNKNOWN_TOOL', `${what}${maybe}`, { tool: ctx.name });
-    }
+    if (found.kind !== 'tool') return Promise.reject(notFound(ctx, found));
     const { entry } = found;
     ctx.entry = entry;
     ctx.trace.server = entry.server;
@@ -147,10 +122,44 @@ export function resolve(
     const refused = refusal(entry.server, ctx.session.principal);
     if (refused !== undefined) {
       ctx.trace.stoppedBy = 'resolve';
-      throw refused;
+      return Promise.reject(refused);
     }
     return next();
   };
+
+  /** The error of a call whose tool the session does not see (why, as precisely as known). */
+  function notFound(ctx: CallContext, found: ScopeMiss): Error {
+    ctx.trace.stoppedBy = 'resolve';
+    const server =
+      found.kind === 'missing'
+        ? (catalog.departedServerOf(ctx.name) ?? pendingServerOf(ctx.name))
+        : undefined;
+    if (server !== undefined) {
+      return (
+        refusal(server, ctx.session.principal) ??
+        new DownstreamError('DOWNSTREAM_UNAVAILABLE', server, downReason(server))
+      );
+    }
+    // A tool held back by pinning never reaches its server before a person approves it.
+    const held = found.kind === 'missing' ? catalog.heldReason(ctx.name) : undefined;
+    if (held !== undefined) return new HintgateError('FORBIDDEN', held, { tool: ctx.name });
+    if (found.kind === 'outside') {
+      return new HintgateError(
+        'UNKNOWN_TOOL',
+        `Unknown tool: "${ctx.name}" is not in the equipped toolset "${found.toolset}"`,
+        { tool: ctx.name, toolset: found.toolset },
+      );
+    }
+    const what = ctx.name === '' ? 'tools/call without a tool name' : `Unknown tool: "${ctx.name}"`;
+    // A server serving its tools under their own names tells nothing by a prefix: say
+    // which of those are down, since the tool may be one of theirs.
+    const down = ctx.name === '' ? [] : unprefixedDown();
+    const maybe =
+      down.length === 0
+        ? ''
+        : `; it may be a tool of a server whose tools keep their own names: ${down.map(downReason).join('; ')}`;
+    return new HintgateError('UNKNOWN_TOOL', `${what}${maybe}`, { tool: ctx.name });
+  }
 }
 
 /** The scope of a gateway without toolsets: every tool, no meta tools. */

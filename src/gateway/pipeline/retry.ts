@@ -99,28 +99,30 @@ export function retry(table: ToolSettingsTable, options: RetryOptions): CallMidd
     const settings = table.forTool(entry.server, entry.namespacedName);
     if (options.maxAttempts < 2 || !isRepeatable(annotations) || !settings.retry) return next();
     const onTimeout = settings.retryOnTimeout && declaredIdempotent(effective);
-    return retrying(ctx, next, annotations, options, onTimeout);
+    const deadline = ctx.trace.startedAt + options.totalMs;
+    ctx.deadline = deadline;
+    // The first attempt costs one `catch`; the rest is made only after it failed.
+    return next().catch((error: unknown) =>
+      retrying(ctx, next, annotations, options, onTimeout, deadline, error),
+    );
   });
 }
 
-async function retrying(
+/** The attempts after a first one that failed with `error` (thrown on when not retryable). */
+function retrying(
   ctx: CallContext,
   next: Next,
   annotations: ToolAnnotations,
   options: RetryOptions,
   onTimeout: boolean,
+  deadline: number,
+  error: unknown,
 ): Promise<CallToolResult> {
-  const retryable = (error: unknown): error is DownstreamError =>
-    isTransportFailure(error) || (onTimeout && isTimeout(error));
-  const deadline = ctx.trace.startedAt + options.totalMs;
-  ctx.deadline = deadline;
-  let failed: DownstreamError;
-  try {
-    return await next();
-  } catch (error) {
-    if (ctx.signal.aborted || !retryable(error)) throw error;
-    failed = error;
-  }
+  const retryable = (thrown: unknown): thrown is DownstreamError =>
+    isTransportFailure(thrown) || (onTimeout && isTimeout(thrown));
+  if (ctx.signal.aborted || !retryable(error))
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  let failed: DownstreamError = error;
   const estimated = annotations.estimatedDuration;
   const initial =
     typeof estimated === 'number' && estimated > 0

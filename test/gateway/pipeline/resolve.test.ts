@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { annotate } from '../../../src/gateway/pipeline/annotate.js';
+import { compose } from '../../../src/gateway/pipeline/compose.js';
 import { requireAnnotations, requireEntry } from '../../../src/gateway/pipeline/context.js';
 import { MAX_ARGUMENT_DEPTH, resolve } from '../../../src/gateway/pipeline/resolve.js';
 import { catalogWith, contextFor } from './helpers.js';
@@ -105,6 +106,8 @@ describe('annotate', () => {
   });
 
   it('fails loudly when run before resolve', async () => {
-    await expect(annotate()(contextFor('x'), ok)).rejects.toMatchObject({ code: 'PIPELINE' });
+    // Composed, as every step runs: a step's throw is the pipeline's rejection.
+    const pipeline = compose([annotate(), () => ok()]);
+    await expect(pipeline(contextFor('x'))).rejects.toMatchObject({ code: 'PIPELINE' });
   });
 });
