@@ -15,7 +15,7 @@ import { loginCommand, usesOAuth } from './oauth/provider.js';
 import type { CredentialVault } from './oauth/vault.js';
 import { InflightCalls } from './inflight.js';
 import { ListenStream } from './listen.js';
-import { RawLane } from './raw-lane.js';
+import { RawLane, requestMeta } from './raw-lane.js';
 import {
   declaresHeaders,
   requestViaClient,
@@ -142,6 +142,16 @@ export interface DownstreamOptions {
   readonly random?: () => number;
 }
 
+/** A call's `_meta` for one log level and client capabilities (see `Downstream.metaFor`). */
+interface MadeMeta {
+  readonly logLevel: string | undefined;
+  readonly capabilities: JsonObject | undefined;
+  /** The connection's own envelope it was made with (a reconnection makes another). */
+  readonly base: JsonObject | undefined;
+  readonly envelope: JsonObject | undefined;
+  readonly json: string | undefined;
+}
+
 /**
  * One logical downstream server: connects (within its timeout), negotiates the era, lists
  * tools, prompts and resources (following pagination, keeping every unknown field), follows
@@ -160,6 +170,7 @@ export class Downstream {
   private connection: Connection | undefined;
   private lane: RawLane | undefined;
   private envelope: JsonObject | undefined;
+  private lastMeta: MadeMeta | undefined;
   private prior: PriorDiscovery | undefined;
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -231,24 +242,31 @@ export class Downstream {
       relay: options.relay,
       onLog: options.onLog,
     });
-    const forwarded = this.forEra(params, options);
     try {
       if (this.lane !== undefined) {
-        const envelope = this.envelopeFor(options.clientCapabilities);
-        const result = await this.lane.request('tools/call', forwarded, {
-          timeoutMs,
-          signal: options.signal,
-          onProgress: options.onProgress,
-          resetTimeoutOnProgress: true,
-          envelope,
-        });
+        // The common call (no `_meta` of its own, no progress) takes its session's `_meta` as
+        // made once; any other is shaped for the era here and merged by the lane.
+        const plain = params['_meta'] === undefined && options.onProgress === undefined;
+        const made = plain ? this.metaFor(options.logLevel, options.clientCapabilities) : undefined;
+        const result = await this.lane.request(
+          'tools/call',
+          plain ? params : this.forEra(params, options),
+          {
+            timeoutMs,
+            signal: options.signal,
+            onProgress: options.onProgress,
+            resetTimeoutOnProgress: true,
+            envelope: made?.envelope ?? this.envelopeFor(options.clientCapabilities),
+            metaJson: made?.json,
+          },
+        );
         return neutralResult(result);
       }
       return await requestViaClient(
         connection.client,
         this.name,
         'tools/call',
-        withoutProgressToken(forwarded),
+        withoutProgressToken(this.forEra(params, options)),
         {
           timeoutMs,
           signal: options.signal,
@@ -357,11 +375,6 @@ export class Downstream {
   }
 
   /**
-   * The params of a client's request as this server's era expects them: the client's own
-   * 2026 envelope is never forwarded (a 2026 server gets hintgate's, carrying the client's
-   * capabilities; a 2025 server none, nor the 2026 log level).
-   */
-  /**
    * The listed definition of the tool a call names, when it declares parameters for headers
    * (SEP-2243): the SDK client mirrors them. Looked up in a map made once per listing.
    */
@@ -378,6 +391,35 @@ export class Downstream {
   private forEra(params: JsonObject, options: DownstreamCallOptions): JsonObject {
     const era = this.statusValue.state === 'up' ? this.statusValue.era : 'legacy';
     return shapeForEra(params, era, options.logLevel, options.clientCapabilities);
+  }
+
+  /**
+   * The `_meta` of a call whose params carry none and that wants no progress, as JSON (what
+   * `forEra` and the lane's merge with the envelope make of it), and the envelope it holds:
+   * made once for the calls of one session (its capabilities are one object, its log level
+   * one string) instead of once a call; the last one made is kept.
+   */
+  private metaFor(logLevel: string | undefined, capabilities: JsonObject | undefined): MadeMeta {
+    const last = this.lastMeta;
+    if (
+      last !== undefined &&
+      last.logLevel === logLevel &&
+      last.capabilities === capabilities &&
+      last.base === this.envelope
+    )
+      return last;
+    const envelope = this.envelopeFor(capabilities);
+    const shaped = this.forEra({}, { logLevel, clientCapabilities: capabilities })['_meta'];
+    const meta = requestMeta(shaped, envelope);
+    const made: MadeMeta = {
+      logLevel,
+      capabilities,
+      base: this.envelope,
+      envelope,
+      json: meta === undefined ? undefined : JSON.stringify(meta),
+    };
+    this.lastMeta = made;
+    return made;
   }
 
   private envelopeFor(clientCapabilities: JsonObject | undefined): JsonObject | undefined {

@@ -19,6 +19,12 @@ export interface RawRequestOptions {
   readonly resetTimeoutOnProgress?: boolean | undefined;
   /** `_meta` keys every request carries (the 2026-07-28 per-request envelope). */
   readonly envelope?: JsonObject | undefined;
+  /**
+   * The request's whole `_meta` already serialized (what {@link requestMeta} makes of the
+   * params' own and `envelope`): used as it is when the params carry no `_meta` and no
+   * progress is wanted, so that a session's calls do not serialize the same envelope each.
+   */
+  readonly metaJson?: string | undefined;
 }
 
 interface Pending {
@@ -73,14 +79,7 @@ export class RawLane {
    */
   request(method: string, params: JsonObject, options: RawRequestOptions): Promise<JsonObject> {
     const id = `${ID_PREFIX}${++this.next}`;
-    const meta = outgoingMeta(params['_meta'], options, id);
-    // Serialized at once and never kept: the params go as they are unless `_meta` changes.
-    let body = params;
-    if (meta !== undefined) body = { ...params, _meta: meta };
-    else if ('_meta' in params) {
-      body = { ...params };
-      delete body['_meta'];
-    }
+    const text = paramsText(params, options, id);
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     return new Promise<JsonObject>((resolve, reject) => {
@@ -98,7 +97,7 @@ export class RawLane {
       if (onAbort !== undefined) signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.sink.sendRaw(
-          `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${JSON.stringify(body)}}`,
+          `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${text}}`,
         );
       } catch (error) {
         this.settle(id);
@@ -213,6 +212,35 @@ export class RawLane {
       entry.options.signal?.removeEventListener('abort', entry.onAbort);
     return entry;
   }
+}
+
+/**
+ * The params as JSON, serialized at once and never kept: as they are unless `_meta` changes,
+ * and with `metaJson` spliced in as their `_meta` when it applies.
+ */
+function paramsText(params: JsonObject, options: RawRequestOptions, id: string): string {
+  const { metaJson } = options;
+  if (metaJson !== undefined && options.onProgress === undefined && !('_meta' in params)) {
+    const json = JSON.stringify(params);
+    return json === '{}' ? `{"_meta":${metaJson}}` : `${json.slice(0, -1)},"_meta":${metaJson}}`;
+  }
+  const meta = outgoingMeta(params['_meta'], options, id);
+  if (meta !== undefined) return JSON.stringify({ ...params, _meta: meta });
+  if (!('_meta' in params)) return JSON.stringify(params);
+  const body = { ...params };
+  delete body['_meta'];
+  return JSON.stringify(body);
+}
+
+/**
+ * The `_meta` a request without progress takes to the server: the caller's members, the
+ * envelope's over them; undefined when that leaves nothing.
+ */
+export function requestMeta(
+  meta: unknown,
+  envelope: JsonObject | undefined,
+): JsonObject | undefined {
+  return outgoingMeta(meta, { timeoutMs: 0, envelope }, '');
 }
 
 /**

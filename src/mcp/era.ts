@@ -59,15 +59,31 @@ export function envelopeCapabilities(params: JsonObject | undefined): JsonObject
 export function neutralResult(result: JsonObject): JsonObject {
   const meta = result['_meta'];
   const hasServerInfo = isJsonObject(meta) && SERVER_INFO_META_KEY in meta;
-  if (result['resultType'] !== 'complete' && !hasServerInfo) return result;
-  const copy: JsonObject = { ...result };
-  if (copy['resultType'] === 'complete') delete copy['resultType'];
-  if (hasServerInfo) {
-    const { [SERVER_INFO_META_KEY]: _dropped, ...rest } = meta;
-    if (Object.keys(rest).length === 0) delete copy['_meta'];
-    else copy['_meta'] = rest;
+  const complete = result['resultType'] === 'complete';
+  if (!complete && !hasServerInfo) return result;
+  // Copied member by member, in order: `delete` on a copy would make it a slow dictionary.
+  const restMeta = hasServerInfo ? without(meta, SERVER_INFO_META_KEY) : undefined;
+  const copy: JsonObject = {};
+  for (const key in result) {
+    if (key === 'resultType' && complete) continue;
+    if (key === '_meta' && hasServerInfo) {
+      if (restMeta !== undefined) copy[key] = restMeta;
+      continue;
+    }
+    copy[key] = result[key];
   }
   return copy;
+}
+
+/** `object` without member `dropped`, or undefined when nothing else is left. */
+function without(object: JsonObject, dropped: string): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === dropped) continue;
+    rest ??= {};
+    rest[key] = object[key];
+  }
+  return rest;
 }
 
 /**

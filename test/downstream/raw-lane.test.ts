@@ -61,6 +61,30 @@ describe('RawLane', () => {
     });
   });
 
+  it('splices a serialized _meta into params that carry none, and merges as before otherwise', () => {
+    const out = sink();
+    const lane = new RawLane('s', out);
+    const metaJson = JSON.stringify({ level: 'debug', caps: { elicitation: {} } });
+    const options = { timeoutMs: 1000, envelope: { 'x/version': '1' }, metaJson };
+    void lane.request('tools/call', { name: 't', arguments: { a: [1, '}'] } }, options);
+    void lane.request('tools/call', {}, options);
+    // Params with a `_meta` of their own, or a call that wants progress: merged with the envelope.
+    void lane.request('tools/call', { name: 't', _meta: { own: 1 } }, options);
+    void lane.request('tools/call', { name: 't' }, { ...options, onProgress: () => undefined });
+    const sent = out.sent.map((message) => (message as Wire).params as JsonObject);
+    expect(sent[0]).toEqual({
+      name: 't',
+      arguments: { a: [1, '}'] },
+      _meta: { level: 'debug', caps: { elicitation: {} } },
+    });
+    expect(sent[1]).toEqual({ _meta: { level: 'debug', caps: { elicitation: {} } } });
+    expect(sent[2]).toEqual({ name: 't', _meta: { own: 1, 'x/version': '1' } });
+    expect(sent[3]).toEqual({
+      name: 't',
+      _meta: { 'x/version': '1', progressToken: (out.sent[3] as Wire).id },
+    });
+  });
+
   it('rejects with the server error kept for relaying', async () => {
     const out = sink();
     const lane = new RawLane('s', out);
