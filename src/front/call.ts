@@ -190,10 +190,14 @@ function justAbove(value: number): number {
  * against the capabilities the client declared: asking it for what it cannot give is the
  * `-32021` error (MissingRequiredClientCapability) the 2026 protocol prescribes.
  */
-export async function callTool(backend: FrontBackend, incoming: Incoming): Promise<JsonObject> {
-  const result = await backend.callTool(frontCall(incoming));
-  if (incoming.session.era === 'modern') assertClientCanAnswer(result, incoming.session);
-  return result;
+export function callTool(backend: FrontBackend, incoming: Incoming): Promise<JsonObject> {
+  const called = backend.callTool(frontCall(incoming));
+  // Not async: a 2025 client's call is the backend's promise as it is.
+  if (incoming.session.era !== 'modern') return called;
+  return called.then((result) => {
+    assertClientCanAnswer(result, incoming.session);
+    return result;
+  });
 }
 
 /** Runs a request other than tools/call (`run` is the backend's method for it). */

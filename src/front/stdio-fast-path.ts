@@ -171,20 +171,29 @@ export class FastPath {
     work: Promise<T>,
     line: (value: T) => string | undefined,
   ): void {
-    work
-      .then(
-        (value) => {
+    // One `then` whose handlers each free the controller: no `finally` promise of its own.
+    work.then(
+      (value) => {
+        try {
           if (controller.signal.aborted) return;
           const text = line(value);
           if (text !== undefined) this.write(text);
-        },
-        (error: unknown) => {
-          if (!controller.signal.aborted) this.write(failureLine(id, error));
-        },
-      )
-      .finally(() => {
-        if (this.inflight.get(id) === controller) this.inflight.delete(id);
-        this.pool.release(controller);
-      });
+        } catch (error) {
+          this.write(failureLine(id, error));
+        } finally {
+          this.settled(id, controller);
+        }
+      },
+      (error: unknown) => {
+        if (!controller.signal.aborted) this.write(failureLine(id, error));
+        this.settled(id, controller);
+      },
+    );
+  }
+
+  /** Request `id` was answered (or cancelled): its controller goes back to the pool. */
+  private settled(id: RpcId, controller: AbortController): void {
+    if (this.inflight.get(id) === controller) this.inflight.delete(id);
+    this.pool.release(controller);
   }
 }

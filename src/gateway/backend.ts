@@ -157,16 +157,23 @@ export class GatewayBackend implements FrontBackend {
     return status?.state === 'up' ? status.era : undefined;
   }
 
-  async callTool(call: FrontCall): Promise<JsonObject> {
-    // During startup a tool may belong to a server that is still connecting: wait for it.
-    if (
-      typeof call.params['name'] === 'string' &&
-      this.parts.catalog.resolve(call.params['name']) === undefined
-    ) {
-      if (!this.isReady) await this.ready();
-      // A first call of a per-user server's tool may come before any listing.
-      await this.parts.servers.prepare(call.session.principal);
-    }
+  // Not async: a call of a listed tool goes straight into the pipeline, with no promise of
+  // its own.
+  callTool(call: FrontCall): Promise<JsonObject> {
+    const name = call.params['name'];
+    if (typeof name === 'string' && this.parts.catalog.resolve(name) === undefined)
+      return this.callUnlisted(call);
+    return this.parts.handleCall(createCallContext(call, this.now()));
+  }
+
+  /**
+   * A call of a name the catalog does not hold (yet): during startup it may be a tool of a
+   * server still connecting, and a first call of a per-user server's tool may come before
+   * any listing; wait for those, then let the pipeline find it or say why not.
+   */
+  private async callUnlisted(call: FrontCall): Promise<JsonObject> {
+    if (!this.isReady) await this.ready();
+    await this.parts.servers.prepare(call.session.principal);
     return this.parts.handleCall(createCallContext(call, this.now()));
   }
 
