@@ -2,10 +2,10 @@
  * CPU per tools/call of each process on the call's path, for the HTTP and the stdio front, a
  * 2025 client (session) and a 2026 client (stateless): the gateway, its children (the echo
  * fixture server, the embedded store's process) and, as the baseline, the echo server called
- * directly (over HTTP) or through the byte relay (over stdio). CPU time is read from the
- * kernel's per-thread run-time counters (`/proc/<pid>/task/<tid>/schedstat`), so a loaded
- * machine stretches it far less than it stretches latency: this is the measure to compare
- * builds with on a shared machine.
+ * directly (over HTTP) or through the byte relay and the JSON relay, which parses every
+ * message (over stdio). CPU time is read from the kernel's per-thread run-time counters
+ * (`/proc/<pid>/task/<tid>/schedstat`), so a loaded machine stretches it far less than it
+ * stretches latency: this is the measure to compare builds with on a shared machine.
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/gateway-cpu.js
  *
@@ -183,6 +183,15 @@ async function run(front: 'http' | 'stdio', era: 'legacy' | 'modern'): Promise<v
         'byte relay',
         auto,
         [join(ROOT, 'bench', 'relay.mjs'), fixture('echo')],
+        'echo',
+      ),
+    );
+    // A relay that parses every message both ways and writes it again (see gateway-stdio.ts).
+    targets.push(
+      await openStdio(
+        'JSON relay',
+        auto,
+        [join(ROOT, 'bench', 'json-relay.mjs'), fixture('echo')],
         'echo',
       ),
     );

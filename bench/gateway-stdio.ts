@@ -15,7 +15,10 @@
  * next runs).
  *
  * Goals: p50 at most 1.15 times the byte relay (one extra process copying bytes, reading
- * nothing: the floor any relay pays), throughput with 32 in flight at least 0.8 of it.
+ * nothing: the floor any relay pays), throughput with 32 in flight at least 0.8 of it. The
+ * JSON relay (`bench/json-relay.mjs`: parses every message both ways, gives requests ids of
+ * its own and writes each serialized again) is the floor of a relay that reads what passes,
+ * as a gateway must: what it costs beyond the byte relay is the price of reading at all.
  *
  * `COMPARE_CLI=/other/checkout/dist/cli/main.js` (several: separated by commas) adds that build's
  * gateway to every round, labelled by its checkout's directory, so
@@ -121,6 +124,14 @@ async function runEra(era: 'legacy' | 'modern'): Promise<void> {
       'byte relay (floor)',
       auto,
       [join(ROOT, 'bench', 'relay.mjs'), fixture('echo')],
+      'echo',
+    ),
+    // One extra process that reads every message (parses it, gives it ids of its own, writes
+    // it serialized again): the floor of a relay that must know what passes through it.
+    await open(
+      'JSON relay',
+      auto,
+      [join(ROOT, 'bench', 'json-relay.mjs'), fixture('echo')],
       'echo',
     ),
     await open('gateway', auto, [CLI, 'serve', '--config', config()], 'echo_echo'),
