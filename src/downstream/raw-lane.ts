@@ -94,7 +94,8 @@ export class RawLane {
       const entry: Pending = { method, resolve, reject, options, deadline, onAbort };
       this.pending.set(id, entry);
       if (deadline < this.timerAt) this.armTimer(deadline);
-      if (onAbort !== undefined) signal?.addEventListener('abort', onAbort, { once: true });
+      // Without `once`: `settle` removes it either way, and options cost each call a check.
+      if (onAbort !== undefined) signal?.addEventListener('abort', onAbort);
       try {
         this.sink.sendRaw(
           `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${text}}`,

@@ -54,6 +54,8 @@ export class ToolsetService {
   /** Toolsets in use, as last read from the store; null: known not to exist. */
   private readonly loaded = new Map<string, Toolset | null>();
   private readonly views = new Map<string, ToolView>();
+  /** The view {@link view} returned last (its inputs are checked again before it is reused). */
+  private lastView: ToolView | undefined;
   private readonly reloads = new Coalescer();
   private globals: readonly AnnotationOverride[] = NO_OVERRIDES;
   private unwatch: (() => void) | undefined;
@@ -144,21 +146,26 @@ export class ToolsetService {
     const toolset = this.equipped(session);
     const mode = this.options.configurationMode;
     const localTools = mode === 'always' || (mode === 'until-equipped' && toolset === undefined);
-    const cacheKey = `${toolset?.name ?? ''}\0${localTools ? 1 : 0}`;
     const key = {
       catalogVersion: this.options.catalog.version,
       toolset,
       globalOverrides: this.globals,
       localTools,
     };
-    const cached = this.views.get(cacheKey);
-    if (cached?.matches(key) === true) return cached;
-    const view = new ToolView({
-      key,
-      catalog: this.options.catalog,
-      localTools: localTools ? this.options.localTools : [],
-    });
-    this.views.set(cacheKey, view);
+    // Most calls see the view the call before saw: no key text to make and look up.
+    const last = this.lastView;
+    if (last?.matches(key) === true) return last;
+    const cacheKey = `${toolset?.name ?? ''}\0${localTools ? 1 : 0}`;
+    let view = this.views.get(cacheKey);
+    if (view?.matches(key) !== true) {
+      view = new ToolView({
+        key,
+        catalog: this.options.catalog,
+        localTools: localTools ? this.options.localTools : [],
+      });
+      this.views.set(cacheKey, view);
+    }
+    this.lastView = view;
     return view;
   }
 
