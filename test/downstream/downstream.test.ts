@@ -48,6 +48,47 @@ const node = (name: string, args: string[] = [], extra: Record<string, unknown> 
 });
 
 describe('Downstream', () => {
+  it("sends a 2026 server each call's own log level and capabilities, however calls alternate", async () => {
+    const copy = join(scratchDir(), 'sent.jsonl');
+    const { downstream } = server('echo', node('tee', [copy, fixture('echo')]));
+    await downstream.start();
+    expect(downstream.status).toMatchObject({ state: 'up', era: 'modern' });
+    const can = { elicitation: {} };
+    const cannot = {};
+    const calls: [string, Record<string, unknown>][] = [
+      ['error', can],
+      ['debug', can],
+      ['debug', cannot],
+      ['error', can],
+    ];
+    const outcomes: string[] = [];
+    for (const [logLevel, clientCapabilities] of calls) {
+      outcomes.push(
+        await downstream
+          .callTool({ name: 'ask', arguments: {} }, { logLevel, clientCapabilities })
+          .then(
+            (result) => String(result['resultType']),
+            () => 'refused',
+          ),
+      );
+    }
+    // The server acts on the capabilities each call declared…
+    expect(outcomes).toEqual(['input_required', 'input_required', 'refused', 'input_required']);
+    // …and each request carried its own level and capabilities.
+    const sent = readFileSync(copy, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"tools/call"'))
+      .map(
+        (line) => (JSON.parse(line) as { params: { _meta: Record<string, unknown> } }).params._meta,
+      );
+    expect(
+      sent.map((meta) => [
+        meta['io.modelcontextprotocol/logLevel'],
+        meta['io.modelcontextprotocol/clientCapabilities'],
+      ]),
+    ).toEqual(calls);
+  });
+
   it('connects to a 2025 server and lists its tools exactly as sent', async () => {
     const { downstream, statuses } = server('echo', node('echo', [], { era: 'legacy' }));
     await downstream.start();
