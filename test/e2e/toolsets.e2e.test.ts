@@ -244,8 +244,14 @@ describe.each(STORE_KINDS)('toolsets and notes end to end (%s store)', (kind) =>
     expect(run.stderr).toContain('added note "from-cli" to echo.echo in "linear-work"');
     expect(run.code).toBe(0);
     await nextChange(changes, before);
-    expect((await listedTool(client, 'echo_echo')).description).toBe(
-      `${HYDRATED}\n• **from-cli**: Added from a second process.`,
+    // The client is told, and its listing shows the note: waited for, since a change told
+    // while the CLI ran (a late event of an earlier step) can come before this one's.
+    await waitFor(
+      () => listedTool(client, 'echo_echo'),
+      (tool: Wire) =>
+        tool.description === `${HYDRATED}\n• **from-cli**: Added from a second process.`,
+      5_000,
+      20,
     );
     const listed = await cli(['note', 'list', 'linear-work', '--json']);
     expect(JSON.parse(listed.stdout).map((note: Wire) => String(note.name))).toEqual([
