@@ -225,7 +225,11 @@ function paramsText(params: JsonObject, options: RawRequestOptions, id: string):
     const json = JSON.stringify(params);
     return json === '{}' ? `{"_meta":${metaJson}}` : `${json.slice(0, -1)},"_meta":${metaJson}}`;
   }
-  const meta = outgoingMeta(params['_meta'], options, id);
+  const meta = requestMeta(
+    params['_meta'],
+    options.envelope,
+    options.onProgress === undefined ? undefined : id,
+  );
   if (meta !== undefined) return JSON.stringify({ ...params, _meta: meta });
   if (!('_meta' in params)) return JSON.stringify(params);
   const body = { ...params };
@@ -234,30 +238,17 @@ function paramsText(params: JsonObject, options: RawRequestOptions, id: string):
 }
 
 /**
- * The `_meta` a request without progress takes to the server: the caller's members, the
- * envelope's over them; undefined when that leaves nothing.
+ * The request's `_meta` as the server gets it: the caller's members without its progress
+ * token, the envelope's over them, and `progressToken` (the lane's own) when progress is
+ * wanted; undefined when that leaves nothing (the common call: nothing allocated).
  */
 export function requestMeta(
   meta: unknown,
   envelope: JsonObject | undefined,
+  progressToken?: string,
 ): JsonObject | undefined {
-  return outgoingMeta(meta, { timeoutMs: 0, envelope }, '');
-}
-
-/**
- * The request's `_meta` as the server gets it: the caller's members without its progress
- * token, the envelope's over them, and the lane's own progress token when progress is
- * wanted; undefined when that leaves nothing (the common call: nothing allocated).
- */
-function outgoingMeta(
-  meta: unknown,
-  options: RawRequestOptions,
-  id: string,
-): JsonObject | undefined {
-  const { envelope } = options;
-  const progress = options.onProgress !== undefined;
   const own = isJsonObject(meta) ? meta : undefined;
-  if (own === undefined && envelope === undefined && !progress) return undefined;
+  if (own === undefined && envelope === undefined && progressToken === undefined) return undefined;
   const base: JsonObject = {};
   let members = 0;
   if (own !== undefined) {
@@ -273,8 +264,8 @@ function outgoingMeta(
       members += 1;
     }
   }
-  if (progress) {
-    base['progressToken'] = id;
+  if (progressToken !== undefined) {
+    base['progressToken'] = progressToken;
     members += 1;
   }
   return members === 0 ? undefined : base;
