@@ -8,7 +8,7 @@ import {
   envelopeCapabilities,
   envelopeVersion,
 } from '../mcp/era.js';
-import type { JsonObject, RpcId } from '../mcp/json-rpc.js';
+import type { JsonObject, RpcId, RpcMessage } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
 import type { ServerRequestRelay } from '../mcp/relay.js';
 import type { FrontBackend, FrontCall, FrontRequest } from './backend.js';
@@ -344,6 +344,15 @@ export class HandedOver {
   /** Forgets request `id`'s result (the request was answered without its handler). */
   drop(id: RpcId): void {
     if (this.results.size > 0) this.results.delete(id);
+  }
+
+  /**
+   * Forgets the result of the request `message` answers, when it is a response going out: a
+   * request the SDK answered without running the handler that takes it (its checks refused
+   * it) must not leave it for a later request reusing the id.
+   */
+  answered(message: RpcMessage): void {
+    if ('id' in message && !('method' in message) && message.id !== null) this.drop(message.id);
   }
 }
 

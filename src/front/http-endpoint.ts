@@ -348,9 +348,7 @@ class SessionTransport extends WebStandardStreamableHTTPServerTransport {
     message: JSONRPCMessage,
     options?: { relatedRequestId?: RequestId },
   ): Promise<void> {
-    const outgoing = message as unknown as RpcMessage;
-    if ('id' in outgoing && !('method' in outgoing) && outgoing.id !== null)
-      this.handedOver.drop(outgoing.id);
+    this.handedOver.answered(message as unknown as RpcMessage);
     return super.send(message, options);
   }
 }

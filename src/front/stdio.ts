@@ -189,8 +189,7 @@ export class FrontStdioTransport implements Transport {
     ) {
       this.initialized(outgoing.result);
     }
-    if ('id' in outgoing && !('method' in outgoing) && outgoing.id !== null)
-      this.handedOver.drop(outgoing.id);
+    this.handedOver.answered(outgoing);
     this.writer.write(JSON.stringify(message));
     return Promise.resolve();
   }

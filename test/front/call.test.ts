@@ -116,4 +116,18 @@ describe('HandedOver: first-round results for the SDK handler', () => {
     handed.drop('c');
     expect(handed.take('c', params)).toBeUndefined();
   });
+
+  it('forgets a result when a response to its request goes out, not for a request or notification', () => {
+    const handed = new HandedOver();
+    handed.put(5, params, result);
+    handed.answered({ jsonrpc: '2.0', id: 5, method: 'elicitation/create', params: {} });
+    handed.answered({ jsonrpc: '2.0', method: 'notifications/message', params: {} });
+    expect(handed.take(5, params)).toBe(result);
+    handed.put(6, params, result);
+    handed.answered({ jsonrpc: '2.0', id: 6, result: {} });
+    expect(handed.take(6, params)).toBeUndefined();
+    handed.put(7, params, result);
+    handed.answered({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'refused' } });
+    expect(handed.take(7, params)).toBeUndefined();
+  });
 });
