@@ -178,23 +178,15 @@ async function run(front: 'http' | 'stdio', era: 'legacy' | 'modern'): Promise<v
         ),
       );
   } else {
-    targets.push(
-      await openStdio(
-        'byte relay',
-        auto,
-        [join(ROOT, 'bench', 'relay.mjs'), fixture('echo')],
-        'echo',
-      ),
-    );
-    // A relay that parses every message both ways and writes it again (see gateway-stdio.ts).
-    targets.push(
-      await openStdio(
-        'JSON relay',
-        auto,
-        [join(ROOT, 'bench', 'json-relay.mjs'), fixture('echo')],
-        'echo',
-      ),
-    );
+    // The relay that copies bytes, and the one that parses every message both ways and
+    // writes it again (see gateway-stdio.ts).
+    for (const [label, relay] of [
+      ['byte relay', 'relay.mjs'],
+      ['JSON relay', 'json-relay.mjs'],
+    ] as const)
+      targets.push(
+        await openStdio(label, auto, [join(ROOT, 'bench', relay), fixture('echo')], 'echo'),
+      );
     for (const [label, cli] of gateways)
       targets.push(await openStdio(label, auto, [cli, 'serve', '--config', config()], 'echo_echo'));
   }
