@@ -43,9 +43,9 @@ const KNOWN_COLUMNS = new Set<string>(AUDIT_COPY_COLUMNS);
 export interface AuditJournalOptions {
   /** Copy into the log once nothing was appended for this long, in ms (default 10,000). */
   readonly quietMs?: number;
-  /** Copy at once when this many records wait (default 100,000). */
+  /** Copy at once when this many records wait (default 250,000). */
   readonly maxPending?: number;
-  /** Copy at once when the records waiting take this many bytes (default 64 MiB). */
+  /** Copy at once when the records waiting take this many bytes (default 256 MiB). */
   readonly maxPendingBytes?: number;
   /** Start a new segment once one holds this many bytes (default 4 MiB). */
   readonly segmentBytes?: number;
@@ -145,8 +145,8 @@ export class AuditJournal {
   ) {
     this.#dir = dir;
     this.#quietMs = options.quietMs ?? 10_000;
-    this.#maxPending = options.maxPending ?? 100_000;
-    this.#maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
+    this.#maxPending = options.maxPending ?? 250_000;
+    this.#maxPendingBytes = options.maxPendingBytes ?? 256 * 1024 * 1024;
     this.#segmentBytes = options.segmentBytes ?? 4 * 1024 * 1024;
     this.#chunkRecords = options.chunkRecords ?? 1_000;
     this.#warn = options.onWarning ?? (() => {});
