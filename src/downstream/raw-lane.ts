@@ -1,3 +1,4 @@
+import { sharedObjectJson } from '../core/util/json-text.js';
 import { DownstreamError } from '../mcp/rpc-errors.js';
 import type { JsonObject, RpcMessage } from '../mcp/json-rpc.js';
 import { isJsonObject } from '../mcp/json-rpc.js';
@@ -216,13 +217,14 @@ export class RawLane {
 }
 
 /**
- * The params as JSON, serialized at once and never kept: as they are unless `_meta` changes,
- * and with `metaJson` spliced in as their `_meta` when it applies.
+ * The params as JSON, serialized at once: as they are unless `_meta` changes, and with
+ * `metaJson` spliced in as their `_meta` when it applies. The arguments' text is shared
+ * (`sharedObjectJson`): made once for the cache's key, this request and the audit record.
  */
 function paramsText(params: JsonObject, options: RawRequestOptions, id: string): string {
   const { metaJson } = options;
   if (metaJson !== undefined && options.onProgress === undefined && !('_meta' in params)) {
-    const json = JSON.stringify(params);
+    const json = sharedObjectJson(params);
     return json === '{}' ? `{"_meta":${metaJson}}` : `${json.slice(0, -1)},"_meta":${metaJson}}`;
   }
   const meta = requestMeta(
@@ -230,11 +232,11 @@ function paramsText(params: JsonObject, options: RawRequestOptions, id: string):
     options.envelope,
     options.onProgress === undefined ? undefined : id,
   );
-  if (meta !== undefined) return JSON.stringify({ ...params, _meta: meta });
-  if (!('_meta' in params)) return JSON.stringify(params);
+  if (meta !== undefined) return sharedObjectJson({ ...params, _meta: meta });
+  if (!('_meta' in params)) return sharedObjectJson(params);
   const body = { ...params };
   delete body['_meta'];
-  return JSON.stringify(body);
+  return sharedObjectJson(body);
 }
 
 /**

@@ -1,12 +1,7 @@
+import { jsonOf } from '../core/util/json-text.js';
 import { SERVER_INFO_META_KEY, stampModernResult } from '../mcp/era.js';
 import type { JsonObject, RpcErrorObject, RpcId, RpcResponse } from '../mcp/json-rpc.js';
-import {
-  RPC_ERROR,
-  errorResponse,
-  invalidMessageReason,
-  isJsonObject,
-  jsonOf,
-} from '../mcp/json-rpc.js';
+import { RPC_ERROR, errorResponse, invalidMessageReason, isJsonObject } from '../mcp/json-rpc.js';
 import { toJsonRpcError } from '../mcp/rpc-errors.js';
 import type { FrontBackend } from './backend.js';
 import type { SessionInfo } from './session.js';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { rememberJson } from '../mcp/json-rpc.js';
+import { rememberJson } from '../core/util/json-text.js';
 import type { CallToolResult } from './pipeline/context.js';
 
 /** Bounds of a {@link ResultCache}. */

@@ -117,20 +117,3 @@ export function errorResponse(id: RpcId | null, error: RpcErrorObject): RpcRespo
 export function isJsonObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
-
-/**
- * The JSON of result objects that were serialized on their way (the result cache keeps
- * results as JSON): results are never changed once made, so the answer to the client reuses
- * that text instead of serializing the same object again.
- */
-const SERIALIZED = new WeakMap<object, string>();
-
-/** `JSON.stringify(value)`, reusing the text {@link rememberJson} kept for this very object. */
-export function jsonOf(value: JsonObject): string {
-  return SERIALIZED.get(value) ?? JSON.stringify(value);
-}
-
-/** Keeps `json`, the serialization of `value` (which must not change afterwards), for {@link jsonOf}. */
-export function rememberJson(value: JsonObject, json: string): void {
-  SERIALIZED.set(value, json);
-}

@@ -1,4 +1,5 @@
 import { HintgateError, errorMessage } from '../core/errors.js';
+import { jsonOf } from '../core/util/json-text.js';
 import type { StoreKind } from './types.js';
 
 /** One connection's worth of SQL: parameterized queries and multi-statement scripts. */
@@ -191,7 +192,11 @@ export function copyText(value: string): string {
  * ({@link pgJson}); {@link COPY_NULL} for what JSON cannot hold (`undefined`, a function).
  */
 export function copyJson(value: unknown): string {
-  const json = JSON.stringify(value) as string | undefined;
+  // An object's text may have been made already (a call's arguments, for its server).
+  const json =
+    typeof value === 'object' && value !== null
+      ? jsonOf(value)
+      : (JSON.stringify(value) as string | undefined);
   if (json === undefined) return COPY_NULL;
   // JSON text holds no raw line breaks or tabs: only its backslashes need escaping.
   return json.includes('\\') ? keepRefusedEscapes(json).replaceAll('\\', '\\\\') : json;

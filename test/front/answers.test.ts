@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { rememberJson } from '../../src/core/util/json-text.js';
 import { resultLine, stampedJson } from '../../src/front/answers.js';
 import { emptySession } from '../../src/front/session.js';
-import { rememberJson } from '../../src/mcp/json-rpc.js';
 import { SERVER_INFO_META_KEY, stampModernResult } from '../../src/mcp/era.js';
 import type { JsonObject } from '../../src/mcp/json-rpc.js';
 

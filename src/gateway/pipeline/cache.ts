@@ -2,6 +2,7 @@ import type { EffectiveAnnotations } from '../../core/annotations/effective.js';
 import { effectiveHint } from '../../core/annotations/safety.js';
 import type { HintField } from '../../core/annotations/types.js';
 import { canonicalJson } from '../../core/util/canonical-json.js';
+import { sharedJsonOf } from '../../core/util/json-text.js';
 import type { SessionInfo } from '../../front/session.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -279,7 +280,8 @@ export function argumentsKey(args: unknown): string {
       }
       previous = key;
     }
-    if (flat) return JSON.stringify(args);
+    // The same text the request to the server and the audit record take (`sharedJsonOf`).
+    if (flat) return sharedJsonOf(args);
   }
   return canonicalJson(args);
 }
