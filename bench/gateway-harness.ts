@@ -67,6 +67,23 @@ export function median(values: readonly number[]): number {
 let sent = 0;
 
 /**
+ * `PAYLOAD=1024` pads every call's text to that many characters, as the shared harness
+ * (`../shared/bench`) does: what arguments and results of that size cost the gateway (the
+ * cache's key and kept result, the audit record, the pipes). Unset, a call's text is a few
+ * characters.
+ */
+const PAYLOAD = Number(process.env['PAYLOAD'] ?? 0);
+const FILLER = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** The text of the `index`th call: unique, `PAYLOAD` characters long when that is set. */
+function echoText(index: number): string {
+  const head = `x${index}`;
+  if (PAYLOAD <= head.length) return head;
+  const fill = FILLER.repeat(Math.ceil(PAYLOAD / FILLER.length));
+  return `${head}:${fill}`.slice(0, PAYLOAD);
+}
+
+/**
  * One tools/call through `client`, with nothing stripped from the result. Every call of the
  * run has arguments of its own: the echo tool is read-only, and a repeated call would be
  * answered from the gateway's result cache without reaching the server (a direct server or
@@ -75,7 +92,7 @@ let sent = 0;
 export function callEcho(client: Client, tool: string): Promise<unknown> {
   sent += 1;
   return client.request(
-    { method: 'tools/call', params: { name: tool, arguments: { text: `x${sent}` } } },
+    { method: 'tools/call', params: { name: tool, arguments: { text: echoText(sent) } } },
     LOOSE,
   );
 }

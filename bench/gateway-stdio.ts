@@ -23,6 +23,8 @@
  * `COMPARE_CLI=/other/checkout/dist/cli/main.js` (several: separated by commas) adds that build's
  * gateway to every round, labelled by its checkout's directory, so
  * a change is compared with the code before it in one run rather than across noisy runs.
+ * `PAYLOAD=1024` gives every call 1 KiB of text, as the shared harness does (see
+ * `gateway-harness.ts`).
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
