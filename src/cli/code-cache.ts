@@ -90,6 +90,8 @@ export function codeCacheDir(
 export interface RunBundleOptions {
   /** Where caches are kept; undefined: none is read or written. */
   readonly cacheDir: string | undefined;
+  /** Called once the bundle is compiled (its cache taken or refused), before it runs. */
+  readonly compiled?: () => void;
 }
 
 /**
@@ -103,7 +105,7 @@ export interface RunBundleOptions {
  * larger by a twentieth, so that the cache a short command left grows to what a gateway's
  * start compiles.
  */
-export function runBundle(bundle: string, { cacheDir }: RunBundleOptions): unknown {
+export function runBundle(bundle: string, { cacheDir, compiled }: RunBundleOptions): unknown {
   const source = readFileSync(bundle, 'utf8');
   const stampEnd = source.indexOf('\n');
   const stamp = source.startsWith(BUNDLE_STAMP)
@@ -124,6 +126,7 @@ export function runBundle(bundle: string, { cacheDir }: RunBundleOptions): unkno
     const used = script.cachedDataRejected === true ? undefined : cachedData?.length;
     saveLater(script, cacheFile, header, used);
   }
+  compiled?.();
   const module = { exports: {} as unknown };
   const wrapper = script.runInThisContext() as (
     exports: unknown,

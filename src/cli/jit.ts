@@ -1,25 +1,63 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * How much bytecode a function runs before V8 considers optimizing it (its interrupt budget):
- * 4,096 bytes instead of Node 20's 67,584. A gateway's call path is a few dozen small functions
- * run on every call; with Node's budget they, and the stream functions of Node they call, run
- * unoptimized for the first few thousand calls after a start, where most of the latency a
- * gateway adds was (`docs/architecture.md` has the figures). 1,024 was no better.
+ * How much bytecode a function runs before V8 considers optimizing it (its interrupt budget)
+ * while the gateway serves calls: 4,096 bytes instead of Node 20's 67,584. A gateway's call
+ * path is a few dozen small functions run on every call; with Node's budget they, and the
+ * stream functions of Node they call, ran unoptimized for the first few thousand calls after
+ * a start, where most of the latency a gateway adds was (`docs/architecture.md` has the
+ * figures). 1,024 was no better.
  */
-export const INTERRUPT_BUDGET = 4096;
+export const CALL_BUDGET = 4096;
+
+/**
+ * The budget while a gateway starts: Node 20's own. The start runs much code a few times
+ * (config, schemas, every tool's inference and listing); with {@link CALL_BUDGET} V8 spent
+ * that time optimizing it, and the first listing came 70 ms later.
+ */
+export const START_BUDGET = 67_584;
 
 /** `--interrupt-budget` (V8 takes `_` for `-` in flag names), with or without a value. */
 const BUDGET_FLAG = /^--interrupt[-_]budget(=|$)/;
 
 /**
- * Sets {@link INTERRUPT_BUDGET} for this process, unless Node was started with a budget of its
- * own; true when it did. To be called before the bundle is compiled: V8 refuses a code cache
- * made under other flags, and one set later would make every start's cache the next start's
- * refusal.
+ * Set on `globalThis` by {@link tierUpSooner}: the launcher and the bundle each hold their own
+ * copy of this module, and the bundle's `serve` changes the budget only when the launcher set
+ * it.
+ */
+const MANAGED = Symbol.for('hintgate.interruptBudget');
+
+function setBudget(bytes: number): void {
+  setFlagsFromString(`--interrupt-budget=${bytes}`);
+}
+
+/**
+ * Sets {@link CALL_BUDGET} for this process, unless Node was started with a budget of its own;
+ * true when it did. Called by the launcher before the bundle is compiled: V8 refuses a code
+ * cache made under other flags, so the bundle is compiled with its cache under this budget,
+ * and the cache made under it too, at `serve`'s checkpoint (after {@link budgetForCalls}) or
+ * at exit (this sets it back first: its exit listener comes before the cache's).
  */
 export function tierUpSooner(execArgv: readonly string[]): boolean {
   if (execArgv.some((arg) => BUDGET_FLAG.test(arg))) return false;
-  setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
+  setBudget(CALL_BUDGET);
+  (globalThis as Record<symbol, unknown>)[MANAGED] = true;
+  process.on('exit', () => setBudget(CALL_BUDGET));
   return true;
+}
+
+/**
+ * {@link START_BUDGET}, if the launcher manages the budget: every command runs under it, and
+ * `serve` until its start has settled ({@link budgetForCalls}).
+ */
+export function budgetForStart(): void {
+  if ((globalThis as Record<symbol, unknown>)[MANAGED] === true) setBudget(START_BUDGET);
+}
+
+/**
+ * `serve` has started: {@link CALL_BUDGET} again, if the launcher manages the budget; before
+ * the code cache's checkpoint, which makes the cache under it.
+ */
+export function budgetForCalls(): void {
+  if ((globalThis as Record<symbol, unknown>)[MANAGED] === true) setBudget(CALL_BUDGET);
 }

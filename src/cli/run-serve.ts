@@ -17,6 +17,7 @@ import { openStore, storeOptionsFrom } from '../store/store.js';
 import type { HeldLock } from '../store/lock.js';
 import { acquireLock } from '../store/lock.js';
 import { codeCacheCheckpoint } from './code-cache.js';
+import { budgetForCalls } from './jit.js';
 import { openStoreForCli } from './store-access.js';
 import { loadCliConfig } from './config-file.js';
 import { messageFor } from './exit.js';
@@ -385,6 +386,8 @@ async function serve(
       // Every server has had its try: a process started early for none of them is ended.
       endEarly();
       store.open();
+      // Calls from now on: V8 optimizes sooner (jit.ts), and the code cache is made under it.
+      budgetForCalls();
       // What the start compiled goes into the code cache, once the first listings are out.
       setTimeout(codeCacheCheckpoint, CHECKPOINT_DELAY_MS).unref();
       // The memory the start's allocations grew is given back once the gateway is idle.

@@ -8,13 +8,13 @@ import { requireBuiltCli } from '../helpers/paths.js';
 /**
  * How many calls of a small function it takes V8 to optimize it, in a fresh Node (natives
  * syntax to read the state; recompilation on the main thread, so that the count is exact),
- * with the gateway's budget set first (by the built module) or not.
+ * after `setup` ran with the built module's functions in scope.
  */
-function callsToOptimize(sooner: boolean): number {
+function callsToOptimize(setup: string): number {
   const jit = pathToFileURL(join(dirname(requireBuiltCli()), 'jit.js')).href;
   const script = `
-    import { tierUpSooner } from ${JSON.stringify(jit)};
-    if (${String(sooner)}) tierUpSooner([]);
+    import { budgetForCalls, budgetForStart, tierUpSooner } from ${JSON.stringify(jit)};
+    ${setup}
     function add(a, b) { return a + b; }
     // Called from a function never optimized, so that add is not inlined into the loop.
     function step(i) { return add(i, 1); }
@@ -39,16 +39,24 @@ function callsToOptimize(sooner: boolean): number {
   return Number(run.stdout);
 }
 
-describe('tierUpSooner', () => {
-  it('makes V8 optimize a function after far fewer calls than by default', () => {
-    const sooner = callsToOptimize(true);
-    const usual = callsToOptimize(false);
-    expect(sooner).toBeGreaterThan(0);
+describe('the interrupt budget', () => {
+  it('has V8 optimize far sooner for calls, and as usual while a gateway starts', () => {
+    const usual = callsToOptimize('');
+    const calls = callsToOptimize('tierUpSooner([]);');
+    const starting = callsToOptimize('tierUpSooner([]); budgetForStart();');
+    const started = callsToOptimize('tierUpSooner([]); budgetForStart(); budgetForCalls();');
     expect(usual).toBeLessThan(1e7);
-    expect(sooner * 4).toBeLessThan(usual);
+    expect(calls).toBeGreaterThan(0);
+    expect(calls * 4).toBeLessThan(usual);
+    expect(starting).toBe(usual);
+    expect(started).toBe(calls);
   });
 
-  it('leaves a budget Node was started with alone, whichever way it is written', () => {
+  it('is left alone when the launcher did not set it', () => {
+    expect(callsToOptimize('budgetForCalls();')).toBe(callsToOptimize(''));
+  });
+
+  it('is left alone when Node was started with one, whichever way it is written', () => {
     expect(tierUpSooner(['--interrupt-budget=100000'])).toBe(false);
     expect(tierUpSooner(['--interrupt_budget', '100000'])).toBe(false);
   });
