@@ -17,6 +17,13 @@ export const CALL_BUDGET = 4096;
  */
 export const START_BUDGET = 67_584;
 
+/**
+ * The V8 these budgets were measured on (Node 20's, 11.3). Another has its own default (132
+ * KiB where it has Maglev) and tiers, which {@link START_BUDGET} would not give back: there the
+ * budget is left to Node.
+ */
+const MEASURED_V8 = /^11\./;
+
 /** `--interrupt-budget` (V8 takes `_` for `-` in flag names), with or without a value. */
 const BUDGET_FLAG = /^--interrupt[-_]budget(=|$)/;
 
@@ -32,13 +39,17 @@ function setBudget(bytes: number): void {
 }
 
 /**
- * Sets {@link CALL_BUDGET} for this process, unless Node was started with a budget of its own;
- * true when it did. Called by the launcher before the bundle is compiled: V8 refuses a code
+ * Sets {@link CALL_BUDGET} for this process, unless Node was started with a budget of its own
+ * or runs another V8 than the one measured (`v8Version`); true when it did. Called by the launcher before the bundle is compiled: V8 refuses a code
  * cache made under other flags, so the bundle is compiled with its cache under this budget,
  * and the cache made under it too, at `serve`'s checkpoint (after {@link budgetForCalls}) or
  * at exit (this sets it back first: its exit listener comes before the cache's).
  */
-export function tierUpSooner(execArgv: readonly string[]): boolean {
+export function tierUpSooner(
+  execArgv: readonly string[],
+  v8Version: string = process.versions.v8,
+): boolean {
+  if (!MEASURED_V8.test(v8Version)) return false;
   if (execArgv.some((arg) => BUDGET_FLAG.test(arg))) return false;
   setBudget(CALL_BUDGET);
   (globalThis as Record<symbol, unknown>)[MANAGED] = true;
