@@ -1,7 +1,15 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, callsIn, counterServer, textOf, writeFastConfig } from '../helpers/call-path.js';
-import { scratchDir } from '../helpers/config.js';
+import {
+  callTool,
+  callsIn,
+  counterServer,
+  eventually,
+  textOf,
+  writeFastConfig,
+} from '../helpers/call-path.js';
+import type { AuditRecord } from '../../src/store/store.js';
+import { fixtureServer, scratchDir } from '../helpers/config.js';
 import type { GatewayProcess } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway } from '../helpers/gateway.js';
 
@@ -22,7 +30,7 @@ describe('the result cache behind one HTTP gateway with two principals', () => {
   beforeAll(async () => {
     const config = await writeFastConfig(
       dir,
-      { counter: counterServer(dir) },
+      { counter: counterServer(dir), echo: fixtureServer('echo') },
       {
         http: {
           tokens: Object.entries(TOKENS).map(([name, token]) => ({ name, token })),
@@ -60,5 +68,40 @@ describe('the result cache behind one HTTP gateway with two principals', () => {
     const hisAgain = await callTool(bob, 'counter_read_value', { key: 'mail' });
     expect(hisAgain['_meta']).toMatchObject({ 'dev.hintgate/cache': { hit: true } });
     expect(reads()).toHaveLength(2);
+  });
+
+  it("keeps two principals' concurrent calls with long arguments apart, in the answers and in the audit log", async () => {
+    // Arguments this long have their text made once and shared by the cache's key, the
+    // request to the server and the audit record (core/util/json-text.ts).
+    const textFor = (who: string, index: number) => `${who}-${index}-${'t'.repeat(700)}`;
+    const [alice, bob] = [await as('alice'), await as('bob')];
+    const calls = Array.from({ length: 10 }, (_, index) => [
+      callTool(alice, 'echo_echo', { text: textFor('alice', index) }),
+      callTool(bob, 'echo_echo', { text: textFor('bob', index) }),
+    ]).flat();
+    const answers = await Promise.all(calls);
+    answers.forEach((answer, at) => {
+      expect(textOf(answer)).toBe(textFor(at % 2 === 0 ? 'alice' : 'bob', Math.floor(at / 2)));
+      // Each text is new: every call reached the server.
+      expect(answer['_meta']).toBeUndefined();
+    });
+    for (const who of ['alice', 'bob'] as const) {
+      const texts = await eventually(async () => {
+        const response = await fetch(
+          gateway!.url.replace(/\/mcp$/, `/api/audit?principal=${who}`),
+          {
+            headers: { authorization: `Bearer ${TOKENS[who]}` },
+          },
+        );
+        const body = (await response.json()) as { records?: AuditRecord[] };
+        const found = (body.records ?? [])
+          .filter((record) => record.tool === 'echo_echo')
+          .map((record) => String((record.arguments as { text?: unknown } | undefined)?.text));
+        return found.length === 10 ? found : undefined;
+      });
+      expect(texts.sort()).toEqual(
+        Array.from({ length: 10 }, (_, index) => textFor(who, index)).sort(),
+      );
+    }
   });
 });
