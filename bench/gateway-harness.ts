@@ -74,13 +74,14 @@ let sent = 0;
  */
 const PAYLOAD = Number(process.env['PAYLOAD'] ?? 0);
 const FILLER = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** What pads a call's text, made once rather than by every call of the client. */
+const FILL = FILLER.repeat(Math.ceil(PAYLOAD / FILLER.length));
 
 /** The text of the `index`th call: unique, `PAYLOAD` characters long when that is set. */
 function echoText(index: number): string {
   const head = `x${index}`;
   if (PAYLOAD <= head.length) return head;
-  const fill = FILLER.repeat(Math.ceil(PAYLOAD / FILLER.length));
-  return `${head}:${fill}`.slice(0, PAYLOAD);
+  return `${head}:${FILL}`.slice(0, PAYLOAD);
 }
 
 /**

@@ -38,12 +38,18 @@ function setBudget(bytes: number): void {
   setFlagsFromString(`--interrupt-budget=${bytes}`);
 }
 
+/** Whether the launcher set the budget ({@link tierUpSooner}). */
+function managed(): boolean {
+  return (globalThis as Record<symbol, unknown>)[MANAGED] === true;
+}
+
 /**
  * Sets {@link CALL_BUDGET} for this process, unless Node was started with a budget of its own
- * or runs another V8 than the one measured (`v8Version`); true when it did. Called by the launcher before the bundle is compiled: V8 refuses a code
- * cache made under other flags, so the bundle is compiled with its cache under this budget,
- * and the cache made under it too, at `serve`'s checkpoint (after {@link budgetForCalls}) or
- * at exit (this sets it back first: its exit listener comes before the cache's).
+ * or runs another V8 than the one measured (`v8Version`); true when it did. Called by the
+ * launcher before the bundle is compiled: V8 refuses a code cache made under other flags, so
+ * the bundle is compiled with its cache under this budget, and the cache made under it too,
+ * at `serve`'s checkpoint (after {@link budgetForCalls}) or at exit (this sets it back first:
+ * its exit listener comes before the cache's).
  */
 export function tierUpSooner(
   execArgv: readonly string[],
@@ -62,7 +68,7 @@ export function tierUpSooner(
  * `serve` until its start has settled ({@link budgetForCalls}).
  */
 export function budgetForStart(): void {
-  if ((globalThis as Record<symbol, unknown>)[MANAGED] === true) setBudget(START_BUDGET);
+  if (managed()) setBudget(START_BUDGET);
 }
 
 /**
@@ -70,5 +76,5 @@ export function budgetForStart(): void {
  * the code cache's checkpoint, which makes the cache under it.
  */
 export function budgetForCalls(): void {
-  if ((globalThis as Record<symbol, unknown>)[MANAGED] === true) setBudget(CALL_BUDGET);
+  if (managed()) setBudget(CALL_BUDGET);
 }
