@@ -147,7 +147,14 @@ describe('Downstream', () => {
     });
     await downstream.start();
     expect(downstream.status).toMatchObject({ state: 'up', era: 'legacy' });
-    expect(readFileSync(logFile, 'utf8').match(/starting:/g)).toHaveLength(2);
+    // The log is written asynchronously: wait for the second start's line, then
+    // check there was no third.
+    const starts = await waitFor(
+      () => readFileSync(logFile, 'utf8').match(/starting:/g)?.length ?? 0,
+      (count) => count >= 2,
+      5000,
+    );
+    expect(starts).toBe(2);
   });
 
   it('follows pagination', async () => {
