@@ -4,6 +4,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -239,6 +240,24 @@ export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): 
   const onExit = (): void => removeIfOurs(path, info);
   process.on('exit', onExit);
   let released = false;
+  /**
+   * Writes `info` to the lock file. The file only informs other processes (the CLI, a second
+   * gateway): a directory removed or made read-only under a running gateway must not end it
+   * (these writes come from a child process's exit, an admin endpoint's start), so a failure
+   * is said, once until a write succeeds again, and the gateway goes on.
+   */
+  let failing = false;
+  const update = (): void => {
+    try {
+      rewrite(path, info);
+      failing = false;
+    } catch (error) {
+      if (!failing) {
+        options.onWarning?.(`cannot update the lock file ${path}: ${errorMessage(error)}`);
+      }
+      failing = true;
+    }
+  };
   return {
     path,
     setAdmin(endpoint) {
@@ -249,7 +268,7 @@ export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): 
         ...(endpoint === undefined ? {} : { adminUrl: endpoint.url }),
         ...(endpoint?.token === undefined ? {} : { adminToken: endpoint.token }),
       };
-      rewrite(path, info);
+      update();
     },
     setStoreProcess(pid) {
       // Once released, the file is no longer this process's to write.
@@ -261,7 +280,7 @@ export function acquireLock(dataDir: string, options: AcquireLockOptions = {}): 
         ...(pid === undefined ? {} : { storePid: pid }),
         ...(storeProcStart === undefined ? {} : { storeProcStart }),
       };
-      rewrite(path, info);
+      update();
     },
     release() {
       if (released) return;
@@ -277,11 +296,16 @@ function rewrite(path: string, info: LockInfo): void {
   const temporary = `${path}.${process.pid}.tmp`;
   const fd = openSync(temporary, 'w', 0o600);
   try {
-    writeSync(fd, JSON.stringify(info));
-  } finally {
-    closeSync(fd);
+    try {
+      writeSync(fd, JSON.stringify(info));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   }
-  renameSync(temporary, path);
 }
 
 function ageOf(path: string): number | undefined {

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -239,6 +248,30 @@ describe('acquireLock', () => {
     const warnings: string[] = [];
     acquireLock(dir, { onWarning: (message) => warnings.push(message) }).release();
     expect(warnings).toEqual([expect.stringContaining('removed an unreadable lock file')]);
+  });
+
+  it('says once that the lock file cannot be updated when its directory is removed, and goes on', () => {
+    const dir = tempDir();
+    const warnings: string[] = [];
+    const lock = acquireLock(dir, { onWarning: (message) => warnings.push(message) });
+    rmSync(dir, { recursive: true });
+    // The embedded store's process starting and ending, under a gateway whose directory went.
+    expect(() => lock.setStoreProcess(process.pid)).not.toThrow();
+    expect(() => lock.setStoreProcess(undefined)).not.toThrow();
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`^cannot update the lock file ${join(dir, LOCK_FILE)}: ENOENT`),
+      ),
+    ]);
+    // Once it can be written again, it is, and a later failure is said again.
+    mkdirSync(dir);
+    lock.setAdmin({ url: 'http://127.0.0.1:1', token: 't' });
+    expect(readLock(dir)).toMatchObject({ pid: process.pid, adminUrl: 'http://127.0.0.1:1' });
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    rmSync(dir, { recursive: true });
+    lock.setAdmin(undefined);
+    expect(warnings).toHaveLength(2);
+    expect(() => lock.release()).not.toThrow();
   });
 
   it('fails with STORE_UNAVAILABLE when the directory cannot hold a lock', () => {

@@ -1,0 +1,48 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
+import { LOOSE, connectStdio, expectNoOrphans } from '../helpers/gateway.js';
+import { descendants } from '../helpers/processes.js';
+
+/**
+ * The embedded store's data directory removed under a running gateway (a cleanup script, a
+ * user emptying a temp folder): the calls go on, and the gateway stops when told to, saying
+ * what it could not write, instead of ending on an uncaught error.
+ */
+describe('a gateway whose data directory is removed while it runs', () => {
+  it('answers calls, then stops on SIGTERM with clear messages and nothing left running', async () => {
+    const dir = scratchDir();
+    const dataDir = join(dir, 'data');
+    const config = writeConfig(dir, { echo: fixtureServer('echo') }, { dataDir });
+    const { client, transport, stderr } = await connectStdio(config, 'v2-legacy');
+    const closed = new Promise<void>((resolve) => {
+      client.onclose = () => resolve();
+    });
+    const call = async (text: string): Promise<unknown> => {
+      const result = await client.request(
+        { method: 'tools/call', params: { name: 'echo_echo', arguments: { text } } },
+        LOOSE,
+      );
+      return (result['content'] as { text?: string }[] | undefined)?.[0]?.text;
+    };
+    // Calls before: the store opens, the audit journal and the store's process start.
+    for (let index = 0; index < 50; index++)
+      expect(await call(`before-${index}`)).toBe(`before-${index}`);
+    const spawned = descendants(transport.pid!);
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(existsSync(dataDir)).toBe(false);
+    for (let index = 0; index < 50; index++)
+      expect(await call(`after-${index}`)).toBe(`after-${index}`);
+
+    process.kill(transport.pid!, 'SIGTERM');
+    await closed;
+    expect(await expectNoOrphans(spawned, 30_000)).toEqual([]);
+    const said = stderr();
+    expect(said).toContain('shutting down (SIGTERM)');
+    // What it could not write is named, with its path; no uncaught error's stack trace.
+    expect(said).toContain(`cannot update the lock file ${join(dataDir, 'hintgate.lock')}`);
+    expect(said).not.toMatch(/^\s+at /m);
+    expect(said).not.toContain('Node.js v');
+  }, 90_000);
+});
