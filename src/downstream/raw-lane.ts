@@ -219,7 +219,7 @@ export class RawLane {
 /**
  * The params as JSON, serialized at once: as they are unless `_meta` changes, and with
  * `metaJson` spliced in as their `_meta` when it applies. The arguments' text is shared
- * (`sharedObjectJson`): made once for the cache's key, this request and the audit record.
+ * (`sharedObjectJson`): the one made for the cache's key, when the call just had one made.
  */
 function paramsText(params: JsonObject, options: RawRequestOptions, id: string): string {
   const { metaJson } = options;

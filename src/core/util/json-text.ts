@@ -1,17 +1,55 @@
 /**
  * The JSON text of objects that are serialized more than once on their way and never changed
- * once made: a call's arguments (for the cache's key, the request to the server and the audit
- * log) and a large result (for the cache and the answer). Each is serialized once; the
- * others reuse the text. A small object's entry would cost more than serializing it again.
+ * once made: a call's arguments (for the cache's key, then the request to the server) and a
+ * large result (for the cache, then the answer). A text is kept for the last few objects
+ * only ({@link KEPT_TEXTS}): the uses of a call's arguments come in the same synchronous run
+ * of the pipeline, and a result's answer follows its caching within a few promise reactions
+ * when calls come one at a time. A use that comes later (the audit record's, or an answer
+ * after other calls' steps ran in between) serializes again.
+ *
+ * Not a WeakMap from objects to texts: V8's young-generation collector keeps the values of a
+ * WeakMap whose keys are alive, so every call's texts (and their objects, alive anyway while
+ * an audit record waits) were copied and moved to the old generation instead of dying young.
+ * That cost a gateway 5-8 µs of collection per call with 1 KiB arguments, more than the
+ * serializing it saved (measured in process, `bench/pipeline.ts` with `PAYLOAD=1024`).
  */
-const KEPT = new WeakMap<object, string>();
+
+/** How many objects' texts are kept: a handful, so that nothing is kept alive for long. */
+export const KEPT_TEXTS = 4;
+
+const keptValues: (object | undefined)[] = new Array<object | undefined>(KEPT_TEXTS).fill(
+  undefined,
+);
+const keptTexts: string[] = new Array<string>(KEPT_TEXTS).fill('');
+/** Where the next text is kept (the oldest is replaced). */
+let nextSlot = 0;
 
 /** Texts at least this long are kept by {@link sharedJsonOf}. */
 export const SHARED_JSON_MIN_LENGTH = 512;
 
+/** The text kept for this very object, if it is one of the last kept. */
+function keptText(value: object): string | undefined {
+  for (let slot = 0; slot < KEPT_TEXTS; slot++) {
+    if (keptValues[slot] === value) return keptTexts[slot];
+  }
+  return undefined;
+}
+
+function keep(value: object, json: string): void {
+  for (let slot = 0; slot < KEPT_TEXTS; slot++) {
+    if (keptValues[slot] === value) {
+      keptTexts[slot] = json;
+      return;
+    }
+  }
+  keptValues[nextSlot] = value;
+  keptTexts[nextSlot] = json;
+  nextSlot = (nextSlot + 1) % KEPT_TEXTS;
+}
+
 /** `JSON.stringify(value)`, reusing the text kept for this very object. */
 export function jsonOf(value: object): string {
-  return KEPT.get(value) ?? JSON.stringify(value);
+  return keptText(value) ?? JSON.stringify(value);
 }
 
 /**
@@ -19,17 +57,17 @@ export function jsonOf(value: object): string {
  * one it makes for the next use. `value` must not change afterwards.
  */
 export function sharedJsonOf(value: object): string {
-  let json = KEPT.get(value);
+  let json = keptText(value);
   if (json === undefined) {
     json = JSON.stringify(value);
-    if (json.length >= SHARED_JSON_MIN_LENGTH) KEPT.set(value, json);
+    if (json.length >= SHARED_JSON_MIN_LENGTH) keep(value, json);
   }
   return json;
 }
 
 /** Keeps `json`, the serialization of `value` (which must not change afterwards), for {@link jsonOf}. */
 export function rememberJson(value: object, json: string): void {
-  KEPT.set(value, json);
+  keep(value, json);
 }
 
 /**

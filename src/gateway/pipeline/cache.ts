@@ -280,7 +280,7 @@ export function argumentsKey(args: unknown): string {
       }
       previous = key;
     }
-    // The same text the request to the server and the audit record take (`sharedJsonOf`).
+    // The same text the request to the server takes (`sharedJsonOf`).
     if (flat) return sharedJsonOf(args);
   }
   return canonicalJson(args);

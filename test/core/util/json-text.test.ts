@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  KEPT_TEXTS,
   SHARED_JSON_MIN_LENGTH,
   jsonOf,
+  rememberJson,
   sharedJsonOf,
   sharedObjectJson,
 } from '../../../src/core/util/json-text.js';
@@ -27,6 +29,24 @@ describe('sharedJsonOf', () => {
     sharedJsonOf(args);
     args.text = 'changed';
     expect(sharedJsonOf(args)).toBe('{"text":"changed"}');
+  });
+
+  it('keeps the texts of the last few objects only, so that it keeps no call alive', () => {
+    const first = longArguments();
+    const text = sharedJsonOf(first);
+    first.text = 'changed';
+    // Each of the next objects' texts is kept in turn; the first's is then forgotten.
+    for (let index = 0; index < KEPT_TEXTS - 1; index++) sharedJsonOf(longArguments());
+    expect(jsonOf(first)).toBe(text);
+    sharedJsonOf(longArguments());
+    expect(jsonOf(first)).toBe('{"text":"changed"}');
+  });
+
+  it('keeps the latest text remembered for an object', () => {
+    const result = { content: [{ type: 'text', text: 'r' }] };
+    rememberJson(result, 'first');
+    rememberJson(result, 'second');
+    expect(jsonOf(result)).toBe('second');
   });
 
   it('jsonOf reuses a kept text but keeps none of its own', () => {
