@@ -78,7 +78,7 @@ const FILLER = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const FILL = FILLER.repeat(Math.ceil(PAYLOAD / FILLER.length));
 
 /** The text of the `index`th call: unique, `PAYLOAD` characters long when that is set. */
-function echoText(index: number): string {
+export function echoText(index: number): string {
   const head = `x${index}`;
   if (PAYLOAD <= head.length) return head;
   return `${head}:${FILL}`.slice(0, PAYLOAD);

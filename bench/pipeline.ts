@@ -10,9 +10,13 @@
  *    50 ms each, against no audit step at all; the call's latency must not move.
  * 3. A cache hit against the uncached call of a tool that takes 5 ms. Goal: at least 10 times
  *    faster.
- * 4. The steps' own CPU per call, in process, every step on vs passing through.
+ * 4. The steps' own CPU per call, in process, every step on vs passing through (the
+ *    collector's work included: what a call keeps alive costs it there).
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node bench/dist/bench/pipeline.js
+ *
+ * `PAYLOAD=1024` gives every call a text of that many characters (as the shared harness
+ * does); `PARTS=4` runs only the listed parts (comma-separated numbers).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -25,6 +29,7 @@ import {
   CLI,
   LOOSE,
   ROOT,
+  echoText,
   fixed,
   fixture,
   machine,
@@ -235,8 +240,15 @@ async function stepsInProcess(): Promise<void> {
     ],
     { trust: 'untrusted' },
   );
+  const { auditCopyLines } = (await load('store/audit.js')) as {
+    auditCopyLines: (records: readonly unknown[]) => string;
+  };
+  // The records' COPY lines are made, as the embedded store makes them; not written.
   const store = {
-    appendAudit: () => Promise.resolve(),
+    appendAudit: (records: readonly unknown[]) => {
+      auditCopyLines(records);
+      return Promise.resolve();
+    },
     watch: () => () => undefined,
   };
   const pipeline = (policy: Record<string, unknown>): ((ctx: unknown) => Promise<unknown>) => {
@@ -251,7 +263,13 @@ async function stepsInProcess(): Promise<void> {
       calls,
       resolve(catalog, () => ''),
       annotate(),
-      () => Promise.resolve({ content: [{ type: 'text', text: 'hello' }] }),
+      // The server's answer echoes the text, parsed from its line as the gateway gets it.
+      (ctx: { params: { arguments: { text: string } } }) =>
+        Promise.resolve(
+          JSON.parse(
+            `{"content":[{"type":"text","text":${JSON.stringify(ctx.params.arguments.text)}}]}`,
+          ) as unknown,
+        ),
     );
   };
   const setups: [string, (ctx: unknown) => Promise<unknown>][] = [
@@ -265,7 +283,10 @@ async function stepsInProcess(): Promise<void> {
   const context = (): unknown =>
     createCallContext(
       {
-        params: { name: 'echo_echo', arguments: { text: `x${sequence++}` } },
+        // Parsed from the client's line, as the fronts get it.
+        params: JSON.parse(
+          `{"name":"echo_echo","arguments":{"text":${JSON.stringify(echoText(sequence++))}}}`,
+        ) as unknown,
         session: emptySession('bench', 'stdio'),
         signal,
         progress: undefined,
@@ -352,7 +373,8 @@ requireBuild();
 console.log(
   `the call path's cost: ${machine()}, ${ROUNDS} rounds x ${CALLS} sequential calls, setups interleaved`,
 );
-await pipelineCost();
-await auditOffPath();
-await cacheHit();
-await stepsInProcess();
+const PARTS = new Set((process.env['PARTS'] ?? '1,2,3,4').split(','));
+if (PARTS.has('1')) await pipelineCost();
+if (PARTS.has('2')) await auditOffPath();
+if (PARTS.has('3')) await cacheHit();
+if (PARTS.has('4')) await stepsInProcess();
