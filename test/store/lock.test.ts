@@ -182,6 +182,9 @@ describe('acquireLock', () => {
       pid: gone.pid,
       startedAt: '2020-01-01T00:00:00Z',
       hostname: hostname(),
+      // A start no process has: the ended gateway's pid, if a busy machine has given it to a
+      // new process already, is still counted as gone (as a real lock's own start tells).
+      procStart: '1',
       storePid: store.pid,
       storeProcStart: procStart(store.pid!),
     });
