@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureServer, scratchDir, writeConfig } from '../helpers/config.js';
 import { LOOSE, connectStdio, expectNoOrphans } from '../helpers/gateway.js';
-import { descendants } from '../helpers/processes.js';
+import { descendants, waitFor } from '../helpers/processes.js';
+import { readLock } from '../../src/store/lock.js';
 
 /**
  * The embedded store's data directory removed under a running gateway (a cleanup script, a
@@ -29,6 +30,13 @@ describe('a gateway whose data directory is removed while it runs', () => {
     // Calls before: the store opens, the audit journal and the store's process start.
     for (let index = 0; index < 50; index++)
       expect(await call(`before-${index}`)).toBe(`before-${index}`);
+    // The embedded store's process runs (the lock names it): it writes the lock when it ends.
+    const storePid = await waitFor(
+      () => readLock(dataDir)?.storePid,
+      (pid) => pid !== undefined,
+      30_000,
+    );
+    expect(storePid, stderr()).toEqual(expect.any(Number));
     const spawned = descendants(transport.pid!);
     rmSync(dataDir, { recursive: true, force: true });
     expect(existsSync(dataDir)).toBe(false);
@@ -37,8 +45,9 @@ describe('a gateway whose data directory is removed while it runs', () => {
 
     process.kill(transport.pid!, 'SIGTERM');
     await closed;
-    expect(await expectNoOrphans(spawned, 30_000)).toEqual([]);
+    const left = await expectNoOrphans(spawned, 30_000);
     const said = stderr();
+    expect(left, said).toEqual([]);
     expect(said).toContain('shutting down (SIGTERM)');
     // What it could not write is named, with its path; no uncaught error's stack trace.
     expect(said).toContain(`cannot update the lock file ${join(dataDir, 'hintgate.lock')}`);
