@@ -115,7 +115,11 @@ describe('OAuth to a downstream server', () => {
     gateway = await startHttpGateway(config, ['--no-auth'], env);
     await gateway.waitForStderr(/remote.*hintgate auth login remote/, 20_000);
     client = (await connectHttp(gateway.url, 'v2-legacy')) as Client;
-    const answer = await callText('remote_whoami');
+    // A call that lands while a reconnect attempt runs is told the server is still starting.
+    const answer = await waitFor('a call answered between attempts', async () => {
+      const text = await callText('remote_whoami');
+      return text.includes('is still starting') ? undefined : text;
+    });
     expect(answer).toMatch(/^error: .*needs an OAuth login \(no login is stored\)/);
     expect(answer).toContain('run `hintgate auth login remote`');
     // Down between attempts (while one runs it is "starting").
