@@ -10,8 +10,9 @@
  * Not a WeakMap from objects to texts: V8's young-generation collector keeps the values of a
  * WeakMap whose keys are alive, so every call's texts (and their objects, alive anyway while
  * an audit record waits) were copied and moved to the old generation instead of dying young.
- * That cost a gateway 5-8 µs of collection per call with 1 KiB arguments, more than the
- * serializing it saved (measured in process, `bench/pipeline.ts` with `PAYLOAD=1024`).
+ * In process with 1 KiB arguments (`bench/pipeline.ts` part 4, `PAYLOAD=1024`) that cost a
+ * call 2-8 µs with the audit log off, more than the serializing it saved; with every step on,
+ * the two were within the runs' noise.
  */
 
 /** How many objects' texts are kept: a handful, so that nothing is kept alive for long. */
@@ -29,18 +30,15 @@ export const SHARED_JSON_MIN_LENGTH = 512;
 
 /** The text kept for this very object, if it is one of the last kept. */
 function keptText(value: object): string | undefined {
-  for (let slot = 0; slot < KEPT_TEXTS; slot++) {
-    if (keptValues[slot] === value) return keptTexts[slot];
-  }
-  return undefined;
+  const slot = keptValues.indexOf(value);
+  return slot === -1 ? undefined : keptTexts[slot];
 }
 
 function keep(value: object, json: string): void {
-  for (let slot = 0; slot < KEPT_TEXTS; slot++) {
-    if (keptValues[slot] === value) {
-      keptTexts[slot] = json;
-      return;
-    }
+  const slot = keptValues.indexOf(value);
+  if (slot !== -1) {
+    keptTexts[slot] = json;
+    return;
   }
   keptValues[nextSlot] = value;
   keptTexts[nextSlot] = json;
