@@ -291,10 +291,13 @@ describe.each(STORE_KINDS)('toolsets and notes end to end (%s store)', (kind) =>
       'linear-work',
     ]);
     expect(scoped.code).toBe(0);
+    // `openWorldHint` is true by the protocol's default already: the toolset's override has
+    // arrived when it is the source.
     const add = await waitFor(
       () => listedTool(client, 'echo_add'),
       (tool: Wire) =>
-        tool.annotations.openWorldHint === true && tool.annotations.readOnlyHint === true,
+        tool._meta[META].sources.openWorldHint === 'override' &&
+        tool.annotations.readOnlyHint === true,
       5_000,
       20,
     );
