@@ -29,6 +29,7 @@ import { HintgateError, errorMessage } from '../core/errors.js';
 import { AUDIT_COPY_COLUMNS, degradedCopyLine } from './audit.js';
 import type { StoreRunner } from './runner.js';
 import type { Sql } from './sql.js';
+import { isRecordRefused } from './sql.js';
 
 /** The journal's folder inside the data directory. */
 export const AUDIT_JOURNAL_DIR = 'audit-journal';
@@ -456,7 +457,12 @@ export class AuditJournal {
 
   /**
    * A chunk the database refused, record by record: one still refused is copied in its
-   * degraded form, and one refused even so is dropped with a log line.
+   * degraded form, and one refused even so for what is in it ({@link isRecordRefused}) is
+   * dropped with a log line. A degraded form failing for the database's own reasons (out of
+   * disk or files, its files gone, a privilege missing) would fail every record alike: the
+   * copy stops there, the rest kept on disk for a later one. Trying the degraded form before
+   * stopping keeps one record that makes the database fail (too large for its memory) from
+   * holding up the others.
    */
   async #copyOneByOne(
     columns: readonly string[],
@@ -477,7 +483,7 @@ export class AuditJournal {
         try {
           await this.runner.write((sql) => copyChunk(sql, columns, `${degraded}\n`, segment, next));
         } catch (last) {
-          if (isUnavailable(last)) throw last;
+          if (isUnavailable(last) || !isRecordRefused(last)) throw last;
           await this.runner.write((sql) => sql.query(SET_PROGRESS, [segment, next]));
           this.#warn(
             `audit journal: a record of ${segment} was refused by the database and dropped (${errorMessage(last)}; the batch: ${errorMessage(cause)})`,

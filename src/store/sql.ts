@@ -78,6 +78,24 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /**
+ * True when a write failed for what was in it: the database refused a value (SQLSTATE class
+ * 22, a data exception; 23, a constraint; 54, a limit, such as a value too large for an
+ * index), or hintgate could not turn it into SQL (an error with no SQLSTATE, or one of Node's
+ * own, such as a value JSON cannot hold). Any other failure is the database's own (out of disk,
+ * memory or files, its files gone, a privilege missing, a system error), which a record in a
+ * form the database always takes meets as well.
+ */
+export function isRecordRefused(error: unknown): boolean {
+  const code =
+    error instanceof HintgateError
+      ? (errorCode(error.details) ?? errorCode(error.cause))
+      : errorCode(error);
+  if (code === undefined || code.startsWith('ERR_')) return true;
+  if (!/^[0-9A-Z]{5}$/.test(code)) return false; // a system error: ENOSPC, EIO…
+  return /^(22|23|54)/.test(code);
+}
+
+/**
  * A thrown value as a {@link HintgateError}: kept as it is when it already is one,
  * `STORE_UNAVAILABLE` when the database cannot be reached, `INTERNAL` otherwise (a query
  * hintgate got wrong). The original is always the `cause`.

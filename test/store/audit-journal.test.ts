@@ -369,6 +369,83 @@ describe('embedded store: audit journal', () => {
     expect(segments(dir)).toEqual([]);
   });
 
+  // A database failing for its own reasons (an I/O error, a privilege taken away) would
+  // refuse every record alike: the segment waits on disk, nothing dropped.
+  it.each([
+    ['an I/O error', '58030'],
+    ['a missing privilege', '42501'],
+  ])(
+    'keeps a segment the database cannot take (%s) whole on disk, and copies it once it can',
+    async (_what, sqlState) => {
+      const harness = await newHarness();
+      const { dir } = await openWith({ quietMs: 60_000 }, harness);
+      await open.pop()!.close();
+      await harness.raw(`CREATE FUNCTION refuse_all() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'the disk is failing' USING ERRCODE = '${sqlState}'; END $$`);
+      await harness.raw(
+        'CREATE TRIGGER refuse_all BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_all()',
+      );
+      const name = '000000000000001-1-000000.copy';
+      leave(dir, name, segmentText(auditCopyLines(records('kept', 3))));
+      const failing = await openWith({ quietMs: 60_000, chunkRecords: 2 }, harness);
+      // A read copies what waits first: it says why it cannot, rather than answer without it.
+      await expect(failing.store.queryAudit({ limit: 10 })).rejects.toMatchObject({
+        code: 'INTERNAL',
+        message: expect.stringMatching(/the disk is failing/),
+      });
+      expect(segments(dir)).toEqual([name]);
+      expect(failing.warnings.join('\n')).not.toMatch(/dropped/);
+      await open.pop()!.close();
+      expect(segments(dir)).toEqual([name]);
+      await harness.raw('DROP TRIGGER refuse_all ON audit_log');
+      const { store } = await openWith({ quietMs: 60_000 }, harness);
+      expect((await texts(store)).sort()).toEqual(['kept-0', 'kept-1', 'kept-2']);
+      expect(segments(dir)).toEqual([]);
+    },
+  );
+
+  it('copies the others past a record that makes the database fail or is too large for it', async () => {
+    const harness = await newHarness();
+    const { dir } = await openWith({ quietMs: 60_000 }, harness);
+    await open.pop()!.close();
+    // `huge` runs the database out of memory with its arguments (its degraded form, without
+    // them, goes in); `long` is too large for an index in either form (54000).
+    await harness.raw(`CREATE FUNCTION refuse_some() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW.tool = 'huge' AND NEW.arguments IS NOT NULL THEN
+        RAISE EXCEPTION 'out of memory' USING ERRCODE = '53200';
+      END IF;
+      IF NEW.tool = 'long' THEN
+        RAISE EXCEPTION 'index row size 3000 exceeds btree version 4 maximum 2704' USING ERRCODE = '54000';
+      END IF;
+      RETURN NEW; END $$`);
+    await harness.raw(
+      'CREATE TRIGGER refuse_some BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_some()',
+    );
+    const lines = auditCopyLines([
+      ...records('before', 2),
+      ...records('huge', 1, { tool: 'huge' }),
+      ...records('long', 1, { tool: 'long' }),
+      ...records('after', 2),
+    ]);
+    leave(dir, '000000000000001-1-000000.copy', segmentText(lines));
+    const { store, warnings } = await openWith({ quietMs: 60_000 }, harness);
+    const stored = await store.queryAudit({ limit: 10 });
+    expect(stored.map((record) => record.tool).sort()).toEqual([
+      'echo_echo',
+      'echo_echo',
+      'echo_echo',
+      'echo_echo',
+      'huge',
+    ]);
+    const huge = stored.find((record) => record.tool === 'huge');
+    expect(huge?.arguments).toBeUndefined();
+    expect(huge?.error).toMatch(/^audit record stored without its details: .*out of memory/);
+    expect(
+      warnings.filter((warning) => /refused by the database and dropped/.test(warning)),
+    ).toEqual([expect.stringMatching(/index row size/)]);
+    expect(segments(dir)).toEqual([]);
+  });
+
   it('writes a batch the journal cannot take to the database, and says so', async () => {
     const harness = await newHarness();
     const dataDir = (harness.options as { dataDir: string }).dataDir;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StoreRunner } from '../../src/store/runner.js';
 import type { Sql, SqlDriver } from '../../src/store/sql.js';
-import { toStoreError } from '../../src/store/sql.js';
+import { isRecordRefused, toStoreError } from '../../src/store/sql.js';
 import type { StoreEvent } from '../../src/store/types.js';
 
 const sql: Sql = {
@@ -91,5 +91,25 @@ describe('toStoreError', () => {
     });
     const shutdown = Object.assign(new Error('terminating connection'), { code: '57P01' });
     expect(toStoreError(shutdown, 'x').code).toBe('STORE_UNAVAILABLE');
+  });
+});
+
+describe('isRecordRefused', () => {
+  const failure = (code?: string) =>
+    toStoreError(Object.assign(new Error('failed'), code === undefined ? {} : { code }), 'x');
+
+  it('is true when the database refused a value, or hintgate could not make SQL of it', () => {
+    expect(isRecordRefused(failure('22P02'))).toBe(true);
+    expect(isRecordRefused(failure('23502'))).toBe(true);
+    // index row size exceeds the maximum: a value too large, not a database failing
+    expect(isRecordRefused(failure('54000'))).toBe(true);
+    expect(isRecordRefused(failure('ERR_STRING_TOO_LONG'))).toBe(true);
+    expect(isRecordRefused(failure())).toBe(true);
+    expect(isRecordRefused(new TypeError('Do not know how to serialize a BigInt'))).toBe(true);
+  });
+
+  it("is false when the failure is the database's own, which every record would meet", () => {
+    for (const code of ['42501', '42P01', '53100', '53200', '58030', '58P01', 'XX000', 'ENOSPC'])
+      expect(isRecordRefused(failure(code))).toBe(false);
   });
 });
