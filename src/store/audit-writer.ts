@@ -70,16 +70,28 @@ export function createAuditWriter(
         await store.appendAudit(batch);
         backoffMs = 0;
       } catch (error) {
+        // What the store dealt with before it failed (see `appendAudit`) is not tried again:
+        // written, or lost and counted here.
+        const { written, lost, refusal } = progressOf(error, batch.length);
+        if (lost > 0) {
+          dropped += lost;
+          onError?.(refusal ?? error, lost);
+        }
+        const rest = batch.slice(written);
+        if (rest.length === 0) {
+          backoffMs = 0;
+          continue;
+        }
         if (!closed && isUnreachable(error)) {
           // Kept, oldest first, and tried again later.
-          queue = batch.concat(queue);
+          queue = rest.concat(queue);
           backoffMs = backoffMs === 0 ? retryMinMs : Math.min(retryMaxMs, backoffMs * 2);
           onUnavailable?.(error, queue.length, backoffMs);
           retryLater(backoffMs);
           return;
         }
-        dropped += batch.length;
-        onError?.(error, batch.length);
+        dropped += rest.length;
+        onError?.(error, rest.length);
       }
     }
   };
@@ -127,6 +139,30 @@ export function createAuditWriter(
     get dropped() {
       return dropped;
     },
+  };
+}
+
+/** How far a failed `appendAudit` got through its batch of `size` records. */
+interface Progress {
+  /** The batch's first records the store dealt with: written, or lost. */
+  readonly written: number;
+  /** How many of those were lost (refused by the database even in a degraded form). */
+  readonly lost: number;
+  /** Why they were. */
+  readonly refusal: Error | undefined;
+}
+
+/** What a failed `appendAudit` says of its progress in its error's details; none by default. */
+function progressOf(error: unknown, size: number): Progress {
+  const details = error instanceof HintgateError ? error.details : undefined;
+  const count = (value: unknown, most: number): number =>
+    typeof value === 'number' && Number.isInteger(value) && value > 0 ? Math.min(value, most) : 0;
+  const written = count(details?.['written'], size);
+  const reason = details?.['refusal'];
+  return {
+    written,
+    lost: count(details?.['lost'], written),
+    refusal: typeof reason === 'string' ? new Error(reason) : undefined,
   };
 }
 

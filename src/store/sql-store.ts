@@ -15,7 +15,7 @@ import type { DefaultToolsetWrite } from './settings.js';
 import * as settings from './settings.js';
 import type { Emit, StoreRunner } from './runner.js';
 import type { Sql } from './sql.js';
-import { toStoreError } from './sql.js';
+import { isRecordRefused, toStoreError } from './sql.js';
 import type { Store, UnsetOverrideOptions } from './interface.js';
 import * as toolsets from './toolsets.js';
 import type { ImportOptions, ImportResult, ToolsetDocument } from './transfer.js';
@@ -396,22 +396,41 @@ export class SqlStore implements Store {
     }
   }
 
+  /**
+   * A batch the database refused, record by record: one still refused is written in a
+   * degraded form, and one refused even so for what is in it ({@link isRecordRefused}) is
+   * lost. A degraded form failing for the database's own reasons (out of disk, a privilege
+   * missing) would fail every record alike: it stops there, as a store that cannot take
+   * records now (`STORE_UNAVAILABLE`, so the writer keeps the rest and tries again later).
+   * The error thrown says in `details` how many of the batch's first records were dealt with
+   * (`written`: written, or lost) and how many of those were lost (`lost`, with the
+   * database's reason as `refusal`): the writer keeps only the rest, and counts only those.
+   */
   private async appendOneByOne(records: readonly AuditRecordInput[]): Promise<void> {
-    let failure: Error | undefined;
-    for (const record of records) {
+    let refusal: Error | undefined;
+    let lost = 0;
+    const stop = (error: unknown, written: number, failing = false): HintgateError => {
+      const failure = toStoreError(error, this.location);
+      const details = { ...failure.details, written, lost, refusal: refusal?.message };
+      const code = failing ? 'STORE_UNAVAILABLE' : failure.code;
+      return new HintgateError(code, failure.message, details, { cause: failure });
+    };
+    for (const [index, record] of records.entries()) {
       try {
         await this.runner.write((sql) => audit.insertAuditRecords(sql, [record]));
       } catch (error) {
-        if (isUnavailable(error)) throw error;
+        if (isUnavailable(error)) throw stop(error, index);
         try {
           const degraded = audit.degradedRecord(record, errorMessage(error));
           await this.runner.write((sql) => audit.insertAuditRecords(sql, [degraded]));
         } catch (last) {
-          failure = last instanceof Error ? last : new Error(String(last));
+          if (isUnavailable(last) || !isRecordRefused(last)) throw stop(last, index, true);
+          refusal = last instanceof Error ? last : new Error(String(last));
+          lost += 1;
         }
       }
     }
-    if (failure !== undefined) throw failure;
+    if (refusal !== undefined) throw stop(refusal, records.length);
   }
 
   async queryAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {

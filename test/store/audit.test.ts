@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createAuditWriter } from '../../src/store/audit-writer.js';
 import type { AuditRecordInput } from '../../src/store/types.js';
 import { STORE_KINDS, sharedStore, uniqueName } from './helpers/harness.js';
@@ -215,5 +215,78 @@ describe('audit writer', () => {
     );
     for (let i = 0; i < 5; i++) writer.write(record());
     expect(writer.dropped).toBe(2);
+  });
+});
+
+describe('postgres store: audit records a failing database cannot take', () => {
+  const shared = sharedStore('postgres');
+  beforeAll(shared.setup);
+  afterAll(shared.teardown);
+
+  /**
+   * A trigger refusing this server's `refused` record always, `huge` with its arguments (the
+   * database out of memory), and `disk*` ones while `full` (out of disk, in any form).
+   */
+  async function failWhile(server: string, full: boolean): Promise<void> {
+    await shared.harness().raw(`CREATE OR REPLACE FUNCTION refuse_some() RETURNS trigger
+      LANGUAGE plpgsql AS $$ BEGIN
+        IF NEW.server = '${server}' AND NEW.tool = 'refused' THEN
+          RAISE EXCEPTION 'not this one' USING ERRCODE = '22023';
+        END IF;
+        IF NEW.server = '${server}' AND NEW.tool = 'huge' AND NEW.arguments IS NOT NULL THEN
+          RAISE EXCEPTION 'out of memory' USING ERRCODE = '53200';
+        END IF;
+        IF ${full} AND NEW.server = '${server}' AND NEW.tool LIKE 'disk%' THEN
+          RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100';
+        END IF;
+        RETURN NEW;
+      END $$`);
+  }
+
+  it('keeps what the database could not take for its own reasons, and writes it later, none twice', async () => {
+    const store = shared.store();
+    const server = uniqueName('full');
+    await failWhile(server, true);
+    await shared
+      .harness()
+      .raw(
+        'CREATE TRIGGER refuse_some BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_some()',
+      );
+    onTestFinished(async () => {
+      await shared.harness().raw('DROP TRIGGER IF EXISTS refuse_some ON audit_log');
+    });
+    const unavailable: number[] = [];
+    const lost: string[] = [];
+    const writer = createAuditWriter(store, {
+      retryMinMs: 20,
+      onUnavailable: (_error, waiting) => unavailable.push(waiting),
+      onError: (error, count) => lost.push(`${count}: ${(error as Error).message}`),
+    });
+    for (const tool of ['first', 'refused', 'huge', 'disk', 'last'])
+      writer.write(record({ server, tool, arguments: { n: 1 } }));
+    await writer.flush();
+    // The refused record is lost (refused even in its degraded form), said once; `huge` goes
+    // in degraded; the disk's failure is not a record's: it and the one after wait in memory.
+    expect(lost).toEqual([expect.stringMatching(/^1: .*not this one/)]);
+    expect(unavailable[0]).toBe(2);
+    const before = await store.queryAudit({ server });
+    expect(before.map((r) => r.tool).sort()).toEqual(['first', 'huge']);
+    expect(before.find((r) => r.tool === 'huge')?.arguments).toBeUndefined();
+    await failWhile(server, false);
+    await vi.waitFor(
+      async () => {
+        const tools = (await store.queryAudit({ server })).map((r) => r.tool);
+        expect(tools.sort()).toEqual(['disk', 'first', 'huge', 'last']);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await writer.close();
+    expect((await store.queryAudit({ server })).map((r) => r.tool).sort()).toEqual([
+      'disk',
+      'first',
+      'huge',
+      'last',
+    ]);
+    expect(writer.dropped).toBe(1);
   });
 });
