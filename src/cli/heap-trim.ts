@@ -26,6 +26,12 @@ export interface HeapTrimOptions {
   readonly aboveBytes?: number;
   /** Told once per trim, with the young generation's size before it (for tests and logs). */
   readonly onTrim?: (youngBytes: number) => void;
+  /**
+   * Makes the reader of the loop's busy share since its last reading (default
+   * {@link loopBusyMeter}); a test gives its own, so that a loaded machine's late timers are
+   * not read as calls.
+   */
+  readonly meter?: () => () => number;
 }
 
 /**
@@ -58,12 +64,14 @@ export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
   if (collect === undefined) return () => undefined;
   const everyMs = options.everyMs ?? TRIM_EVERY_MS;
   const aboveBytes = options.aboveBytes ?? TRIM_ABOVE_BYTES;
-  let busy = loopBusyMeter();
+  const meter = options.meter ?? loopBusyMeter;
+  let busy = meter();
   let collecting = false;
   let misses = 0;
   const timer = setInterval(() => {
-    const share = busy();
+    // Not read during a collection: the reader is replaced once it ends.
     if (collecting) return;
+    const share = busy();
     if (share >= IDLE_UTILIZATION) {
       misses = 0;
       return;
@@ -78,7 +86,7 @@ export function trimHeapWhenIdle(options: HeapTrimOptions = {}): () => void {
         collecting = false;
         misses = youngGenerationBytes() > aboveBytes ? misses + 1 : 0;
         // The collection's own work is not the calls' activity.
-        busy = loopBusyMeter();
+        busy = meter();
       });
   }, everyMs);
   timer.unref();

@@ -73,30 +73,54 @@ describe('trimHeapWhenIdle', () => {
 
   it('stops after collections that shrink nothing, until the loop has been busy again', async () => {
     const trims: number[] = [];
+    // The loop's busy share is scripted: on a loaded machine a timer's late turn reads as
+    // the loop being busy, which would let the trimming start again at any time.
+    const readings: number[] = [];
+    let busyNext = false;
+    const meter = () => () => {
+      const share = busyNext ? 1 : 0;
+      busyNext = false;
+      readings.push(share);
+      return share;
+    };
     // Never small enough: every collection is a miss.
-    const stop = trimHeapWhenIdle({ everyMs: 250, aboveBytes: 0, onTrim: (b) => trims.push(b) });
+    const stop = trimHeapWhenIdle({
+      everyMs: 50,
+      aboveBytes: 0,
+      meter,
+      onTrim: (b) => trims.push(b),
+    });
+    // Idle readings past the last trim (the loop is read only between collections).
+    const idleReadings = async (n: number) => {
+      const from = readings.length;
+      await waitFor(
+        () => readings.length,
+        (count) => count >= from + n,
+        10_000,
+        20,
+      );
+    };
     try {
-      // Waited for rather than slept on: on busy CPUs the timer's turns come late.
+      // However long it stays idle: TRIM_MAX_MISSES collections, then none.
       await waitFor(
         () => trims.length,
         (n) => n >= TRIM_MAX_MISSES,
         10_000,
-        50,
+        20,
       );
-      await sleep(300);
-      const given = trims.length;
-      expect(given).toBeGreaterThanOrEqual(TRIM_MAX_MISSES);
-      // However long it stays idle: no more.
-      await sleep(1_000);
-      expect(trims).toHaveLength(given);
-      await busyFor(400);
+      await idleReadings(10);
+      expect(trims).toHaveLength(TRIM_MAX_MISSES);
+      // A busy period, then idle again: as many again, then none.
+      busyNext = true;
       await waitFor(
         () => trims.length,
-        (n) => n >= given + TRIM_MAX_MISSES,
+        (n) => n >= 2 * TRIM_MAX_MISSES,
         10_000,
-        50,
+        20,
       );
-      expect(trims.length).toBeGreaterThanOrEqual(given + TRIM_MAX_MISSES);
+      await idleReadings(10);
+      expect(readings.filter((share) => share === 1)).toHaveLength(1);
+      expect(trims).toHaveLength(2 * TRIM_MAX_MISSES);
     } finally {
       stop();
     }
