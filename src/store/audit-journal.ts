@@ -25,7 +25,7 @@ import { Buffer } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HintgateError, errorMessage } from '../core/errors.js';
+import { HintgateError, errorMessage, isHintgateError } from '../core/errors.js';
 import { AUDIT_COPY_COLUMNS, degradedCopyLine } from './audit.js';
 import type { StoreRunner } from './runner.js';
 import type { Sql } from './sql.js';
@@ -438,7 +438,7 @@ export class AuditJournal {
       try {
         await this.runner.write((sql) => copyChunk(sql, header.columns, data, name, end));
       } catch (error) {
-        if (isUnavailable(error)) throw error;
+        if (isHintgateError(error, 'STORE_UNAVAILABLE')) throw error;
         await this.#copyOneByOne(header.columns, bytes, start, end, name, error);
       }
       start = end;
@@ -478,12 +478,12 @@ export class AuditJournal {
       try {
         await this.runner.write((sql) => copyChunk(sql, columns, `${line}\n`, segment, next));
       } catch (error) {
-        if (isUnavailable(error)) throw error;
+        if (isHintgateError(error, 'STORE_UNAVAILABLE')) throw error;
         const degraded = degradedCopyLine(line, columns, errorMessage(error));
         try {
           await this.runner.write((sql) => copyChunk(sql, columns, `${degraded}\n`, segment, next));
         } catch (last) {
-          if (isUnavailable(last) || !isRecordRefused(last)) throw last;
+          if (isHintgateError(last, 'STORE_UNAVAILABLE') || !isRecordRefused(last)) throw last;
           await this.runner.write((sql) => sql.query(SET_PROGRESS, [segment, next]));
           this.#warn(
             `audit journal: a record of ${segment} was refused by the database and dropped (${errorMessage(last)}; the batch: ${errorMessage(cause)})`,
@@ -549,8 +549,4 @@ async function listSegments(dir: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-}
-
-function isUnavailable(error: unknown): boolean {
-  return error instanceof HintgateError && error.code === 'STORE_UNAVAILABLE';
 }

@@ -1,4 +1,4 @@
-import { HintgateError } from '../core/errors.js';
+import { HintgateError, isHintgateError } from '../core/errors.js';
 import type { Store } from './interface.js';
 import type { AuditRecordInput } from './types.js';
 
@@ -82,7 +82,7 @@ export function createAuditWriter(
           backoffMs = 0;
           continue;
         }
-        if (!closed && isUnreachable(error)) {
+        if (!closed && isHintgateError(error, 'STORE_UNAVAILABLE')) {
           // Kept, oldest first, and tried again later.
           queue = rest.concat(queue);
           backoffMs = backoffMs === 0 ? retryMinMs : Math.min(retryMaxMs, backoffMs * 2);
@@ -164,8 +164,4 @@ function progressOf(error: unknown, size: number): Progress {
     lost: count(details?.['lost'], written),
     refusal: typeof reason === 'string' ? new Error(reason) : undefined,
   };
-}
-
-function isUnreachable(error: unknown): boolean {
-  return error instanceof HintgateError && error.code === 'STORE_UNAVAILABLE';
 }

@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '../core/annotations/types.js';
 import type { DynamicRule } from '../core/dynamic/rules.js';
-import { HintgateError, errorMessage } from '../core/errors.js';
+import { HintgateError, errorMessage, isHintgateError } from '../core/errors.js';
 import type { ToolNote } from '../core/notes/notes.js';
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
@@ -391,7 +391,7 @@ export class SqlStore implements Store {
     try {
       await this.runner.write((sql) => audit.insertAuditRecords(sql, records));
     } catch (error) {
-      if (isUnavailable(error)) throw error;
+      if (isHintgateError(error, 'STORE_UNAVAILABLE')) throw error;
       await this.appendOneByOne(records);
     }
   }
@@ -419,12 +419,13 @@ export class SqlStore implements Store {
       try {
         await this.runner.write((sql) => audit.insertAuditRecords(sql, [record]));
       } catch (error) {
-        if (isUnavailable(error)) throw stop(error, index);
+        if (isHintgateError(error, 'STORE_UNAVAILABLE')) throw stop(error, index);
         try {
           const degraded = audit.degradedRecord(record, errorMessage(error));
           await this.runner.write((sql) => audit.insertAuditRecords(sql, [degraded]));
         } catch (last) {
-          if (isUnavailable(last) || !isRecordRefused(last)) throw stop(last, index, true);
+          if (isHintgateError(last, 'STORE_UNAVAILABLE') || !isRecordRefused(last))
+            throw stop(last, index, true);
           refusal = last instanceof Error ? last : new Error(String(last));
           lost += 1;
         }
@@ -570,9 +571,4 @@ export class SqlStore implements Store {
 async function touched(sql: Sql, id: number, name: string, emit: Emit): Promise<void> {
   await toolsets.bumpToolset(sql, id);
   emit({ kind: 'toolset', name });
-}
-
-/** True for a store that cannot be reached (as opposed to a statement it refused). */
-function isUnavailable(error: unknown): boolean {
-  return error instanceof HintgateError && error.code === 'STORE_UNAVAILABLE';
 }
