@@ -121,6 +121,10 @@ function runUnpacker(execPath: string, template: string, into: string): Promise<
  * no name leaving `dir` (`tar`'s default; the leading "/" `dumpDataDir` writes is dropped),
  * modes owner-only (umask 077). A damaged archive fails: any warning but that one counts. On
  * failure it writes why to stderr and exits with 1.
+ *
+ * `tar`'s synchronous extraction: the process has nothing else to do, and its streaming one
+ * writes the archive's 40 MB in small asynchronous steps: 0.8-0.9 s and 1 s of CPU where the
+ * synchronous one takes 0.25-0.35 s and 0.4 s, on every first run.
  */
 const UNPACK_SOURCE = `
 const [tarModule, archive, dir] = process.argv.slice(1);
@@ -130,18 +134,19 @@ const fail = (why) => {
   process.stderr.write(why);
   process.exit(1);
 };
-require(tarModule)
-  .x({
+try {
+  require(tarModule).x({
     file: archive,
     cwd: dir,
+    sync: true,
     noChmod: true,
     onwarn: (code, message) => {
       if (code !== 'TAR_ENTRY_INFO') problems.push(message);
     },
     filter: (_path, entry) => entry.type === 'File' || entry.type === 'Directory',
-  })
-  .then(
-    () => (problems.length === 0 ? process.exit(0) : fail(problems.join('; '))),
-    (error) => fail(String(error && error.message ? error.message : error)),
-  );
+  });
+} catch (error) {
+  fail(String(error && error.message ? error.message : error));
+}
+problems.length === 0 ? process.exit(0) : fail(problems.join('; '));
 `;
