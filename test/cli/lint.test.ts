@@ -151,10 +151,11 @@ describe('hintgate lint', () => {
       // An initialized store: a new one takes seconds to create on a loaded machine.
       { gateway: { startupWaitMs: 0 }, dataDir: await preparedDataDir() },
     );
+    // The whole timeout is waited for: long enough for the gateway to start on a loaded machine.
     const run = await runCli([
       'lint',
       '--timeout',
-      '15000',
+      '6000',
       '--stdio',
       `${node} ${JSON.stringify(CLI)} serve --config ${JSON.stringify(config)}`,
     ]);
