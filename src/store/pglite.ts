@@ -1,20 +1,16 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as PGliteModule from '@electric-sql/pglite';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { HintgateError, errorMessage } from '../core/errors.js';
-import type { HeldLock } from './lock.js';
 import { acquireLock } from './lock.js';
 import { AUDIT_JOURNAL_DIR, AuditJournal } from './audit-journal.js';
 import { migrate } from './migrate.js';
+import { pgliteDriver } from './pglite-driver.js';
 import { bundledTemplate, unpackTemplate } from './pglite-template.js';
-import type { PgliteHandle } from './pglite-idle.js';
 import { IdlePglite, PGLITE_IDLE_CLOSE_MS } from './pglite-idle.js';
 import type { PgliteProcessHooks } from './pglite-worker.js';
-import { PGLITE_COPY_SOURCE, PgliteWorker } from './pglite-worker.js';
+import { PgliteWorker } from './pglite-worker.js';
 import { StoreRunner } from './runner.js';
-import type { Sql, SqlDriver } from './sql.js';
-import { copyStatement } from './sql.js';
 import { SqlStore } from './sql-store.js';
 import type { PgliteStoreOptions, Store } from './interface.js';
 
@@ -27,60 +23,6 @@ export const PGLITE_DATABASE_DIR = 'store';
 
 /** The embedded PostgreSQL's shared buffers (its own default is 128 MB). */
 export const PGLITE_SHARED_BUFFERS = '16MB';
-
-function sqlOf(db: PGlite | Transaction): Sql {
-  return {
-    async query<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-      const result = await db.query<R>(text, [...params]);
-      return result.rows;
-    },
-    async exec(text: string): Promise<void> {
-      await db.exec(text);
-    },
-    async copyFrom(table: string, columns: readonly string[], data: string): Promise<void> {
-      // PGlite reads COPY's input from the blob given with the statement.
-      await db.query(copyStatement(table, columns, PGLITE_COPY_SOURCE), [], {
-        blob: new Blob([data]),
-      });
-    },
-  };
-}
-
-/** PGlite in this thread, as a {@link PgliteHandle}. */
-function inThisThread(db: PGlite): PgliteHandle {
-  return {
-    sql: sqlOf(db),
-    // PGlite runs one transaction at a time; concurrent calls queue behind each other.
-    transaction: (fn) => db.transaction((tx) => fn(sqlOf(tx))),
-    close: () => db.close(),
-  };
-}
-
-/**
- * The driver over an open PGlite: the store's own on its worker thread, or one in this
- * thread (tests running migrations directly).
- */
-export function pgliteDriver(
-  db: PGlite | PgliteWorker | IdlePglite,
-  location: string,
-  lock: Pick<HeldLock, 'release'>,
-): SqlDriver {
-  const handle: PgliteHandle =
-    db instanceof PgliteWorker || db instanceof IdlePglite ? db : inThisThread(db);
-  return {
-    kind: 'pglite',
-    location,
-    read: (fn) => fn(handle.sql),
-    transaction: (fn) => handle.transaction(fn),
-    async close() {
-      try {
-        await handle.close();
-      } finally {
-        lock.release();
-      }
-    },
-  };
-}
 
 /** PGlite's class, loaded on first use (tests use it to reach a data directory directly). */
 export async function loadPGlite(): Promise<typeof PGliteModule.PGlite> {

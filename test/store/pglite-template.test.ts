@@ -3,7 +3,9 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGLITE_DATABASE_DIR, loadPGlite } from '../../src/store/pglite.js';
-import { makeTemplate, templateFileName } from '../../src/store/pglite-template.js';
+import { makeTemplate, templateFileName, unpackTemplate } from '../../src/store/pglite-template.js';
+import { SCHEMA_TABLE } from '../../src/store/migrate.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { openStore } from '../../src/store/store.js';
 import { removeTempDirs, tempDir } from './helpers/harness.js';
 
@@ -58,8 +60,10 @@ describe('the embedded store template', () => {
   });
   afterAll(removeTempDirs);
 
-  it('names the template by the PGlite version it was made with', () => {
-    expect(templateFileName()).toBe('pglite-template-0.5.16.tar.gz');
+  it('names the template by the PGlite version and the schema it was made with', () => {
+    expect(templateFileName()).toBe(
+      `pglite-template-0.5.16-schema${MIGRATIONS.at(-1)?.version}.tar.gz`,
+    );
   });
 
   it('gives a first run its database, migrated and writable, with files the owner’s alone', async () => {
@@ -141,6 +145,20 @@ describe('the embedded store template', () => {
     const made = join(tempDir(), 'made.tar.gz');
     await makeTemplate(made);
     expect(existsSync(made)).toBe(true);
+    // Every migration applied already: a first run from it has none to run.
+    const unpacked = tempDir();
+    await unpackTemplate(made, join(unpacked, PGLITE_DATABASE_DIR));
+    const db = await (await loadPGlite()).create(join(unpacked, PGLITE_DATABASE_DIR));
+    try {
+      const applied = await db.query<{ version: number }>(
+        `SELECT version FROM ${SCHEMA_TABLE} ORDER BY version`,
+      );
+      expect(applied.rows.map((row) => row.version)).toEqual(
+        MIGRATIONS.map((migration) => migration.version),
+      );
+    } finally {
+      await db.close();
+    }
     const dataDir = tempDir();
     const warnings: string[] = [];
     await firstRun(dataDir, made, warnings);
