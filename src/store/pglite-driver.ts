@@ -39,8 +39,8 @@ function inThisThread(db: PGlite): PgliteHandle {
 }
 
 /**
- * The driver over an open PGlite: the store's own on its worker thread, or one in this
- * thread (tests running migrations directly).
+ * The driver over an open PGlite: the store's own in its process or worker thread, or one in
+ * this thread (the template's migrations at build time, tests running them directly).
  */
 export function pgliteDriver(
   db: PGlite | PgliteWorker | IdlePglite,
