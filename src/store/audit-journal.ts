@@ -483,7 +483,7 @@ export class AuditJournal {
         try {
           await this.runner.write((sql) => copyChunk(sql, columns, `${degraded}\n`, segment, next));
         } catch (last) {
-          if (isHintgateError(last, 'STORE_UNAVAILABLE') || !isRecordRefused(last)) throw last;
+          if (!isRecordRefused(last)) throw last;
           await this.runner.write((sql) => sql.query(SET_PROGRESS, [segment, next]));
           this.#warn(
             `audit journal: a record of ${segment} was refused by the database and dropped (${errorMessage(last)}; the batch: ${errorMessage(cause)})`,

@@ -424,8 +424,7 @@ export class SqlStore implements Store {
           const degraded = audit.degradedRecord(record, errorMessage(error));
           await this.runner.write((sql) => audit.insertAuditRecords(sql, [degraded]));
         } catch (last) {
-          if (isHintgateError(last, 'STORE_UNAVAILABLE') || !isRecordRefused(last))
-            throw stop(last, index, true);
+          if (!isRecordRefused(last)) throw stop(last, index, true);
           refusal = last instanceof Error ? last : new Error(String(last));
           lost += 1;
         }

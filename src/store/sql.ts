@@ -1,4 +1,4 @@
-import { HintgateError, errorMessage } from '../core/errors.js';
+import { HintgateError, errorMessage, isHintgateError } from '../core/errors.js';
 import { jsonOf } from '../core/util/json-text.js';
 import type { StoreKind } from './types.js';
 
@@ -83,9 +83,11 @@ export function isConnectionError(error: unknown): boolean {
  * index), or hintgate could not turn it into SQL (an error with no SQLSTATE, or one of Node's
  * own, such as a value JSON cannot hold). Any other failure is the database's own (out of disk,
  * memory or files, its files gone, a privilege missing, a system error), which a record in a
- * form the database always takes meets as well.
+ * form the database always takes meets as well; so is a store that cannot be reached
+ * (`STORE_UNAVAILABLE`).
  */
 export function isRecordRefused(error: unknown): boolean {
+  if (isHintgateError(error, 'STORE_UNAVAILABLE')) return false;
   const code =
     error instanceof HintgateError
       ? (errorCode(error.details) ?? errorCode(error.cause))

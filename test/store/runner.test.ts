@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HintgateError } from '../../src/core/errors.js';
 import { StoreRunner } from '../../src/store/runner.js';
 import type { Sql, SqlDriver } from '../../src/store/sql.js';
 import { isRecordRefused, toStoreError } from '../../src/store/sql.js';
@@ -111,5 +112,10 @@ describe('isRecordRefused', () => {
   it("is false when the failure is the database's own, which every record would meet", () => {
     for (const code of ['42501', '42P01', '53100', '53200', '58030', '58P01', 'XX000', 'ENOSPC'])
       expect(isRecordRefused(failure(code))).toBe(false);
+    // A store that cannot be reached, whatever its cause says.
+    expect(isRecordRefused(failure('ECONNREFUSED'))).toBe(false);
+    expect(
+      isRecordRefused(new HintgateError('STORE_UNAVAILABLE', 'the store process has exited')),
+    ).toBe(false);
   });
 });
