@@ -80,9 +80,26 @@ export class RawLane {
    */
   request(method: string, params: JsonObject, options: RawRequestOptions): Promise<JsonObject> {
     const id = `${ID_PREFIX}${++this.next}`;
-    const text = paramsText(params, options, id);
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
+    const pending = this.pend(id, method, options);
+    // Written after the promise is made, from this frame: a variable the executor's closures
+    // could see would live in their context, kept alive with the entry until the answer, and
+    // a request's text kept that long was the largest part of what every young-generation
+    // collection copied (see `docs/architecture.md`, "What a call keeps alive").
+    try {
+      this.sink.sendRaw(
+        `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${paramsText(params, options, id)}}`,
+      );
+    } catch (error) {
+      this.settle(id)?.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return pending;
+  }
+
+  /** Registers request `id` (its timeout, its abort listener) and returns its answer. */
+  private pend(id: string, method: string, options: RawRequestOptions): Promise<JsonObject> {
+    const signal = options.signal;
     return new Promise<JsonObject>((resolve, reject) => {
       const onAbort =
         signal === undefined
@@ -97,14 +114,6 @@ export class RawLane {
       if (deadline < this.timerAt) this.armTimer(deadline);
       // Without `once`: `settle` removes it either way, and options cost each call a check.
       if (onAbort !== undefined) signal?.addEventListener('abort', onAbort);
-      try {
-        this.sink.sendRaw(
-          `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${text}}`,
-        );
-      } catch (error) {
-        this.settle(id);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
     });
   }
 
