@@ -95,8 +95,16 @@ export class LineWriter {
   readonly flush = (): void => {
     this.scheduled = false;
     if (this.queued.length === 0 || this.closed) return;
-    const text = this.queued.length === 1 ? `${this.queued[0]}\n` : `${this.queued.join('\n')}\n`;
+    const queued = this.queued;
     this.queued = [];
+    // One copy of the lines: a newline added to the joined text would make a second (the
+    // write flattens the pair into a new string); an empty last element ends the text with one.
+    let text: string;
+    if (queued.length === 1) text = `${queued[0]}\n`;
+    else {
+      queued.push('');
+      text = queued.join('\n');
+    }
     try {
       this.stream.write(text);
     } catch (error) {
