@@ -40,6 +40,11 @@ const FORMAT = '1';
 const SEGMENT_SUFFIX = '.copy';
 const KNOWN_COLUMNS = new Set<string>(AUDIT_COPY_COLUMNS);
 
+/** The spare buffer's first size: a batch of 200 records with 1 KiB arguments fits. */
+const SPARE_START_BYTES = 512 * 1024;
+/** A larger buffer (made for an unusually large batch) is not kept. */
+const SPARE_BYTES = 8 * 1024 * 1024;
+
 /** Options of {@link AuditJournal}. */
 export interface AuditJournalOptions {
   /** Copy into the log once nothing was appended for this long, in ms (default 10,000). */
@@ -138,6 +143,8 @@ export class AuditJournal {
   #sequence = 0;
   #closed = false;
   #madeDir = false;
+  /** The buffer batches are encoded into, while no write holds it. */
+  #spare: Buffer | undefined;
 
   constructor(
     dir: string,
@@ -167,12 +174,13 @@ export class AuditJournal {
   }
 
   /**
-   * Appends the lines of `records` records (COPY's text format for the audit log's columns,
-   * each ending with a line break) and syncs them to disk. On failure the segment is cut back
-   * to its last whole batch and set aside, and the error thrown: the caller writes the batch
-   * to the database instead.
+   * Appends `lines`, a record's each (COPY's text format for the audit log's columns, each
+   * ending with a line break), and syncs them to disk. On failure the segment is cut back to
+   * its last whole batch and set aside, and the error thrown: the caller writes the batch to
+   * the database instead.
    */
-  async append(lines: string, records: number): Promise<void> {
+  async append(lines: readonly string[]): Promise<void> {
+    const records = lines.length;
     if (this.#closed) {
       throw new HintgateError('STORE_UNAVAILABLE', `audit journal in ${this.#dir} is closed`, {
         location: this.#dir,
@@ -180,7 +188,7 @@ export class AuditJournal {
     }
     if (records === 0) return;
     const segment = this.#current ?? (this.#current = this.#openSegment());
-    const bytes = Buffer.from(lines, 'utf8');
+    const bytes = this.#encode(lines);
     // Counted before the write: a segment sealed meanwhile is known not to be empty.
     segment.records += records;
     const written = segment.writing.then(async () => {
@@ -205,6 +213,7 @@ export class AuditJournal {
     try {
       await written;
     } catch (error) {
+      this.#release(bytes);
       segment.records -= records;
       if (this.#current === segment) this.#seal();
       // Said when writes start failing, not for every batch after.
@@ -216,6 +225,7 @@ export class AuditJournal {
       }
       throw error;
     }
+    this.#release(bytes);
     if (this.#writeFailing) {
       this.#writeFailing = false;
       this.#warn(`audit journal: writing to ${this.#dir} again`);
@@ -228,6 +238,35 @@ export class AuditJournal {
       this.#endQuietWait();
       void this.ingest().catch(() => undefined);
     } else this.#quietLater();
+  }
+
+  /**
+   * The lines' UTF-8, in the spare buffer when it is free (see {@link SPARE_BYTES}): a batch
+   * made into one string and then into a new Buffer cost the gateway, for every batch, a
+   * string and a buffer of its whole size in memory the process had just been given, and the
+   * page faults of touching it.
+   */
+  #encode(lines: readonly string[]): Buffer {
+    let buffer = this.#spare ?? Buffer.allocUnsafeSlow(SPARE_START_BYTES);
+    this.#spare = undefined;
+    let used = 0;
+    for (const line of lines) {
+      // At most three bytes of UTF-8 for each UTF-16 code unit.
+      const most = line.length * 3;
+      if (buffer.length - used < most) {
+        const larger = Buffer.allocUnsafeSlow(Math.max(buffer.length * 2, used + most));
+        buffer.copy(larger, 0, 0, used);
+        buffer = larger;
+      }
+      used += buffer.write(line, used, 'utf8');
+    }
+    return buffer.subarray(0, used);
+  }
+
+  /** A batch's bytes are written (or given up): their buffer is the spare again. */
+  #release(bytes: Buffer): void {
+    // The whole buffer `#encode` made (its own memory, from its start).
+    if (bytes.buffer.byteLength <= SPARE_BYTES) this.#spare = Buffer.from(bytes.buffer);
   }
 
   /**

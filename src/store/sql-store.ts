@@ -382,7 +382,7 @@ export class SqlStore implements Store {
         throw toStoreError(error, this.location);
       }
       try {
-        await this.#journal.append(audit.auditCopyLines(records), records.length);
+        await this.#journal.append(audit.auditLines(records));
         return;
       } catch {
         // Said by the journal; the batch goes to the database instead.

@@ -232,6 +232,26 @@ describe('embedded store: audit journal', () => {
     expect(segments(dir)).toEqual([]);
   });
 
+  it('keeps batches larger than its buffer, in any script, appended at once, byte for byte', async () => {
+    const { store, dir } = await openWith({ quietMs: 60_000 });
+    // 3 and 4 bytes of UTF-8 a character: more than the journal's first buffer of 512 KiB in
+    // one batch (so it grows), and batches encoded while another's write holds the buffer.
+    const wide = (tag: string, count: number) =>
+      records(tag, count).map((record, index) => ({
+        ...record,
+        arguments: { text: `${tag}-${index} ${'日本語😀'.repeat(200)}` },
+      }));
+    const batches = [wide('a', 300), wide('b', 3), wide('c', 150), records('d', 2)];
+    await Promise.all(batches.map((batch) => store.appendAudit(batch)));
+    const expected = batches.flat().map((record) => (record.arguments as { text: string }).text);
+    const bytes = segments(dir).reduce(
+      (sum, name) => sum + readFileSync(join(dir, name)).byteLength,
+      0,
+    );
+    expect(bytes).toBeGreaterThan(Buffer.byteLength(auditCopyLines(batches.flat())));
+    expect((await texts(store)).sort()).toEqual(expected.sort());
+  });
+
   it('copies at once when enough records wait, without waiting for quiet', async () => {
     const { store, dir } = await openWith({ quietMs: 60_000, maxPending: 10 });
     await store.appendAudit(records('many', 10));
