@@ -69,10 +69,11 @@ export function cache(
       ctx.params['inputResponses'] === undefined;
     if (!cacheable) return readOnly ? next() : writeThrough(results, server, next);
 
+    const tool = entry.namespacedName;
     const key =
       `${callerKey(ctx.session)}\u0000${metaKey(ctx.params['_meta'], ctx.session)}\u0000` +
-      `${entry.namespacedName}\u0000${argumentsKey(ctx.params['arguments'])}`;
-    const hit = results.get(key);
+      `${tool}\u0000${argumentsKey(ctx.params['arguments'])}`;
+    const hit = results.get(key, tool);
     if (hit !== undefined) {
       ctx.trace.cacheHit = true;
       ctx.trace.stoppedBy = 'cache';
@@ -83,11 +84,11 @@ export function cache(
     const ttl = settings.cacheTtlMs ?? (readOnly ? ttls.readOnlyTtlMs : ttls.idempotentTtlMs);
     watchExchanges(ctx, results, server);
     const activity = results.activity(server);
-    if (!readOnly) return idempotentWrite(results, key, server, ttl, activity, next);
+    if (!readOnly) return idempotentWrite(results, key, tool, server, ttl, activity, next);
     const generation = results.generation(server);
     return next().then((result) =>
       results.activity(server) === activity
-        ? keep(results, key, server, generation, result, ttl)
+        ? keep(results, key, tool, server, generation, result, ttl)
         : result,
     );
   };
@@ -219,13 +220,14 @@ function inCallerKey(key: string, value: unknown, session: SessionInfo): boolean
 function keep(
   results: ResultCache,
   key: string,
+  tool: string,
   server: string,
   generation: number,
   result: CallToolResult,
   ttlMs: number,
 ): CallToolResult {
   if (result['isError'] !== true && result['resultType'] === undefined)
-    results.set(key, server, generation, result, ttlMs);
+    results.set(key, tool, server, generation, result, ttlMs);
   return result;
 }
 
@@ -233,6 +235,7 @@ function keep(
 async function idempotentWrite(
   results: ResultCache,
   key: string,
+  tool: string,
   server: string,
   ttlMs: number,
   activity: number,
@@ -246,7 +249,7 @@ async function idempotentWrite(
     results.invalidate(server);
   }
   if (results.activity(server) !== activity) return result;
-  return keep(results, key, server, results.generation(server), result, ttlMs);
+  return keep(results, key, tool, server, results.generation(server), result, ttlMs);
 }
 
 /** A call that may change the server: its cached results are stale before and after it. */

@@ -3,8 +3,8 @@ import type { RouteMounter } from '../app.js';
 
 /**
  * `GET /api/stats`, behind the front's checks: what the gateway reports about its calls
- * (`{ cache: { hits, misses, stores, invalidations, entries, bytes }, audit: { enabled,
- * dropped }, replicas: { <server>: [...] } }`).
+ * (`{ cache: { hits, misses, stores, invalidations, unadmitted, entries, bytes }, audit: {
+ * enabled, dropped }, replicas: { <server>: [...] } }`).
  */
 export function statsApi(stats: () => unknown): RouteMounter {
   return (app: Hono) => {

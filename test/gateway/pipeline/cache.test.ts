@@ -3,7 +3,7 @@ import type { Next } from '../../../src/gateway/pipeline/compose.js';
 import { canonicalJson } from '../../../src/core/util/canonical-json.js';
 import { CACHE_META_KEY, argumentsKey, cache } from '../../../src/gateway/pipeline/cache.js';
 import type { CallContext, CallToolResult } from '../../../src/gateway/pipeline/context.js';
-import { ResultCache } from '../../../src/gateway/result-cache.js';
+import { ADMISSION_WINDOW, ResultCache } from '../../../src/gateway/result-cache.js';
 import type { ToolSettingsTable } from '../../../src/gateway/tool-settings.js';
 import { OK, TOOLS, fakeNext, settingsOf, toolContext } from './step-helpers.js';
 
@@ -159,6 +159,39 @@ describe('cache', () => {
     expect(big).toHaveBeenCalledTimes(2);
     expect(small.results.stats().bytes).toBe(0);
     expect(OK).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+  });
+
+  it('keeps a result of a tool whose calls rarely repeat only at its second sighting, per tool', async () => {
+    const { step, results } = setup(undefined, { maxEntries: 5_000 });
+    const next = fakeNext();
+    const call = (tool: (typeof TOOLS)['read' | 'idempotent'], id: number | string) =>
+      run(step, toolContext(tool, { args: { id } }), next);
+    // A window of one-off calls: every result kept, none ever asked for again.
+    for (let id = 1; id < ADMISSION_WINDOW; id++) await call(TOOLS.read, id);
+    expect(results.stats()).toMatchObject({ stores: ADMISSION_WINDOW - 1, unadmitted: 0 });
+    // The lookup that ends the window makes the tool sparse: a new call is not kept; the
+    // same call again is, and served the third time.
+    await call(TOOLS.read, 'again');
+    expect(results.stats()).toMatchObject({ stores: ADMISSION_WINDOW - 1, unadmitted: 1 });
+    await call(TOOLS.read, 'again');
+    expect(results.stats().stores).toBe(ADMISSION_WINDOW);
+    const calls = next.mock.calls.length;
+    await call(TOOLS.read, 'again');
+    expect(next).toHaveBeenCalledTimes(calls);
+    // Another tool is weighed on its own: its first call is kept.
+    await call(TOOLS.idempotent, 'other');
+    expect(results.stats()).toMatchObject({ stores: ADMISSION_WINDOW + 1, unadmitted: 1 });
+    // A window with hits again (each call made three times: kept at the second, served at
+    // the third) makes the tool keep at the first sighting again.
+    for (let id = 0; id < ADMISSION_WINDOW / 2; id++) {
+      for (let time = 0; time < 3; time++) await call(TOOLS.read, `thrice-${id}`);
+    }
+    const stores = results.stats().stores;
+    await call(TOOLS.read, 'fresh');
+    expect(results.stats().stores).toBe(stores + 1);
+    const before = next.mock.calls.length;
+    await call(TOOLS.read, 'fresh');
+    expect(next).toHaveBeenCalledTimes(before);
   });
 
   it('keys arguments by their canonical JSON, flat and sorted or not', () => {
