@@ -2,7 +2,6 @@ import type { RestrictedArguments } from '../config/policy-schema.js';
 import type { Provenance, ToolAnnotations } from '../core/annotations/types.js';
 import { errorMessage, isHintgateError } from '../core/errors.js';
 import { REDACTED, redactSecrets } from '../core/util/redact.js';
-import { isJsonObject } from '../mcp/json-rpc.js';
 import type { AuditRecordInput } from '../store/store.js';
 import type { FinishedCall } from './pipeline/audit.js';
 
@@ -110,14 +109,11 @@ function outcomeOf({ ctx, result, error }: FinishedCall): string {
   }
   if (ctx.trace.stoppedBy === 'rate-limit') return 'rate-limited';
   if (ctx.trace.outcome !== undefined) return ctx.trace.outcome;
-  if (result?.['resultType'] === 'input_required') return 'input-required';
-  return result?.['isError'] === true ? 'tool-error' : 'ok';
+  if (result?.inputRequired === true) return 'input-required';
+  return result?.isError === true ? 'tool-error' : 'ok';
 }
 
 /** The sentence of a result hintgate gave instead of the server's. */
 function refusalText({ ctx, result }: FinishedCall): string | undefined {
-  if (ctx.trace.stoppedBy === undefined || result?.['isError'] !== true) return undefined;
-  const content = result['content'];
-  const first: unknown = Array.isArray(content) ? content[0] : undefined;
-  return isJsonObject(first) && typeof first['text'] === 'string' ? first['text'] : undefined;
+  return ctx.trace.stoppedBy === undefined ? undefined : result?.refusal;
 }

@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { AuditLog } from '../../../src/gateway/audit-log.js';
 import { auditRecordOf } from '../../../src/gateway/audit-record.js';
 import type { FinishedCall } from '../../../src/gateway/pipeline/audit.js';
-import { audit } from '../../../src/gateway/pipeline/audit.js';
+import { audit, summaryOf } from '../../../src/gateway/pipeline/audit.js';
+import type { CallToolResult } from '../../../src/gateway/pipeline/context.js';
 import { DownstreamError } from '../../../src/mcp/rpc-errors.js';
 import type { AuditRecordInput, AuditWriter } from '../../../src/store/store.js';
 import { OK, TOOLS, fakeNext, toolContext } from './step-helpers.js';
@@ -36,7 +37,13 @@ describe('audit', () => {
       failure,
     );
     expect(sink.calls).toHaveLength(2);
-    expect(sink.calls[0]).toMatchObject({ ctx, endedAt: 5_000, result: OK, error: undefined });
+    // The result is not kept with the call, only what its record needs.
+    expect(sink.calls[0]).toEqual({
+      ctx,
+      endedAt: 5_000,
+      result: { isError: false, inputRequired: false },
+      error: undefined,
+    });
     expect(sink.calls[1]).toMatchObject({ result: undefined, error: failure });
   });
 });
@@ -55,7 +62,7 @@ describe('auditRecordOf', () => {
       outcome: 'ok',
     });
     const record = auditRecordOf(
-      { ctx, endedAt: ctx.trace.startedAt + 42, result: OK, error: undefined },
+      { ctx, endedAt: ctx.trace.startedAt + 42, result: summaryOf(ctx, OK), error: undefined },
       omit,
     );
     expect(record).toMatchObject({
@@ -84,12 +91,10 @@ describe('auditRecordOf', () => {
       name: 'get_salary',
       annotations: { readOnlyHint: true, securityLevel: 'restricted' },
     };
-    const call = (): FinishedCall => ({
-      ctx: toolContext(restricted, { args: { employee: 'bob', token: 't' } }),
-      endedAt: Date.now(),
-      result: OK,
-      error: undefined,
-    });
+    const call = (): FinishedCall => {
+      const ctx = toolContext(restricted, { args: { employee: 'bob', token: 't' } });
+      return { ctx, endedAt: Date.now(), result: summaryOf(ctx, OK), error: undefined };
+    };
     expect(auditRecordOf(call(), omit).arguments).toBe('[redacted]');
     expect(auditRecordOf(call(), () => 'redacted').arguments).toEqual({
       employee: 'bob',
@@ -103,13 +108,14 @@ describe('auditRecordOf', () => {
   });
 
   it('names how a call ended', () => {
-    const ended = (patch: Partial<FinishedCall>, trace: Record<string, unknown> = {}) => {
+    const ended = (
+      ending: { result?: CallToolResult; error?: unknown },
+      trace: Record<string, unknown> = {},
+    ) => {
       const ctx = toolContext(TOOLS.read);
       Object.assign(ctx.trace, trace);
-      return auditRecordOf(
-        { ctx, endedAt: Date.now(), result: OK, error: undefined, ...patch },
-        omit,
-      );
+      const result = ending.error === undefined ? summaryOf(ctx, ending.result ?? OK) : undefined;
+      return auditRecordOf({ ctx, endedAt: Date.now(), result, error: ending.error }, omit);
     };
     expect(ended({ error: new DownstreamError('DOWNSTREAM_TIMEOUT', 's', 'slow') })).toMatchObject({
       outcome: 'timeout',
@@ -117,6 +123,13 @@ describe('auditRecordOf', () => {
     });
     expect(ended({ error: new Error('boom') }).outcome).toBe('error');
     expect(ended({ result: { content: [], isError: true } }).outcome).toBe('tool-error');
+    expect(ended({ result: { resultType: 'input_required', inputRequests: {} } }).outcome).toBe(
+      'input-required',
+    );
+    // A tool's own error text is not a refusal of hintgate's: it is not kept.
+    expect(
+      ended({ result: { content: [{ type: 'text', text: 'no such row' }], isError: true } }).error,
+    ).toBeUndefined();
     expect(
       ended(
         { result: { content: [{ type: 'text', text: 'Rate limit: …' }], isError: true } },
