@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { rememberJson } from '../core/util/json-text.js';
 import type { CallToolResult } from './pipeline/context.js';
@@ -200,11 +201,10 @@ export class ResultCache {
   }
 }
 
-/** FNV-1a over the UTF-16 code units of `text`: 32 bits, a small integer V8 keeps unboxed. */
-function fingerprint(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
-  }
-  return hash >>> 1;
+/**
+ * The key's CRC-32 (zlib's, native: a hash written in JavaScript took 4-5 µs for a key with
+ * 1 KiB of arguments, zlib's 0.7), as an int32, which V8 keeps unboxed.
+ */
+function fingerprint(key: string): number {
+  return crc32(key) | 0;
 }
