@@ -194,6 +194,35 @@ describe('cache', () => {
     expect(next).toHaveBeenCalledTimes(before);
   });
 
+  it("keeps callers apart while a tool is sparse: one caller's sighting admits no other's result", async () => {
+    const { step, results } = setup(undefined, { maxEntries: 5_000 });
+    const alice = { principal: 'alice', front: 'http' as const, id: 'a' };
+    const bob = { principal: 'bob', front: 'http' as const, id: 'b' };
+    // The server answers each caller with their own text.
+    const call = (session: typeof alice, id: number | string) =>
+      step(
+        toolContext(TOOLS.read, { session, args: { id } }),
+        fakeNext({ content: [{ type: 'text', text: `for ${session.principal}` }] }),
+      );
+    for (let id = 0; id < ADMISSION_WINDOW; id++) await call(id % 2 === 0 ? alice : bob, id);
+    // Sparse now. Alice's call is seen once and not kept, and so is Bob's same call: hers
+    // admits nothing of his, and he is not served hers.
+    const { stores, unadmitted } = results.stats();
+    await call(alice, 'shared');
+    expect(await call(bob, 'shared')).toEqual({ content: [{ type: 'text', text: 'for bob' }] });
+    expect(results.stats()).toMatchObject({ stores, unadmitted: unadmitted + 2 });
+    // Each one's second sighting keeps their own result, and each is served their own.
+    await call(alice, 'shared');
+    await call(bob, 'shared');
+    expect(results.stats().stores).toBe(stores + 2);
+    for (const session of [alice, bob]) {
+      expect(await call(session, 'shared')).toMatchObject({
+        content: [{ type: 'text', text: `for ${session.principal}` }],
+        _meta: { [CACHE_META_KEY]: { hit: true } },
+      });
+    }
+  });
+
   it('keys arguments by their canonical JSON, flat and sorted or not', () => {
     for (const args of [
       { a: 1, b: 'x', c: null, d: true },
